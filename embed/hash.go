@@ -1,0 +1,294 @@
+// Package embed provides mnemo.Embedder implementations: Hash, a fast
+// offline embedder that needs no model (the default), OpenAI, a client of
+// any OpenAI-compatible /embeddings endpoint (OpenAI, Ollama, vLLM,
+// llama.cpp, TEI), and Cached, an LRU cache in front of either.
+package embed
+
+import (
+	"context"
+	"math"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// DefaultHashDim is the dimension NewHash uses when given none.
+const DefaultHashDim = 384
+
+// Feature weights of the hash embedder.
+const (
+	weightStem     = 1.0  // the word's stem: "deployment" -> "deploy"
+	weightWord     = 0.5  // the exact word form
+	weightStop     = 0.15 // a function word ("the", "и", "та"), stem only
+	weightBigram   = 0.6  // two consecutive content words
+	weightCharGram = 0.6  // the L2 norm of one word's character n-grams together
+)
+
+// Feature classes seed the hash, so a word and an n-gram with equal text
+// land on unrelated features.
+const (
+	classStem uint64 = iota + 1
+	classWord
+	classBigram
+	classCharGram
+)
+
+// Word boundary markers of character n-grams; never produced by tokenizing.
+const (
+	bow = 0x02
+	eow = 0x03
+)
+
+// Hash is a deterministic feature-hashing embedder. It needs no model and no
+// network, and the same text gives the same vector in every process and
+// version, so stores built with it never need re-embedding.
+//
+// A text is lower-cased, its diacritics are folded ("é"→"e", "ё"→"е",
+// "й"→"и") and it is split into words of letters and digits in any script.
+// Features are word stems (a light suffix-stripping stemmer for English,
+// Russian and Ukrainian), exact word forms, bigrams of consecutive content
+// words and character 3- to 5-grams of each word with boundary markers, at
+// decreasing weights; function words get a small weight. Each feature is
+// hashed with 64-bit FNV-1a over its code points (fixed seeds) into a signed
+// bucket; repeated features count sublinearly (1+ln tf) and the vector is
+// L2-normalised.
+//
+// A text without any letter or digit gives the zero vector (never NaN); its
+// cosine similarity with anything is 0.
+//
+// Hash is safe for concurrent use.
+type Hash struct {
+	dim  int
+	pool sync.Pool
+}
+
+// NewHash returns a hash embedder with vectors of dim dimensions
+// (DefaultHashDim when dim <= 0).
+func NewHash(dim int) *Hash {
+	if dim <= 0 {
+		dim = DefaultHashDim
+	}
+	return &Hash{dim: dim}
+}
+
+// Info returns {Name: "hash", Dim: dim}.
+func (h *Hash) Info() mnemo.EmbedderInfo {
+	return mnemo.EmbedderInfo{Name: "hash", Dim: h.dim}
+}
+
+// Embed returns one L2-normalised vector per text. It fails only when ctx is
+// done.
+func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, _ := h.pool.Get().(*scratch)
+	if s == nil {
+		s = newScratch()
+	}
+	defer h.pool.Put(s)
+	slab := make([]float32, h.dim*len(texts))
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v := slab[i*h.dim : (i+1)*h.dim : (i+1)*h.dim]
+		s.embed(t, v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+// scratch is the per-call working memory of Hash, reused through a pool.
+type scratch struct {
+	word []rune // the current word, folded
+	pad  []rune // the current word with boundary markers
+
+	// An open-addressing table from feature key to summed weight and count,
+	// for sublinear term frequency. used lists the occupied slots.
+	keys []uint64
+	sums []float32
+	cnts []uint32
+	used []int32
+
+	prev uint64 // stem key of the previous content word, 0 at the start
+}
+
+func newScratch() *scratch {
+	s := &scratch{word: make([]rune, 0, 32), pad: make([]rune, 0, 34)}
+	s.resize(1024)
+	return s
+}
+
+func (s *scratch) resize(n int) {
+	oldKeys, oldSums, oldCnts, oldUsed := s.keys, s.sums, s.cnts, s.used
+	s.keys = make([]uint64, n)
+	s.sums = make([]float32, n)
+	s.cnts = make([]uint32, n)
+	s.used = make([]int32, 0, n/2)
+	for _, i := range oldUsed {
+		s.insert(oldKeys[i], oldSums[i], oldCnts[i])
+	}
+}
+
+// add counts one occurrence of feature key with weight w.
+func (s *scratch) add(key uint64, w float32) {
+	if 2*(len(s.used)+1) > len(s.keys) {
+		s.resize(2 * len(s.keys))
+	}
+	s.insert(key, w, 1)
+}
+
+func (s *scratch) insert(key uint64, w float32, n uint32) {
+	mask := uint64(len(s.keys) - 1)
+	for i := key & mask; ; i = (i + 1) & mask {
+		switch s.keys[i] {
+		case key:
+			s.sums[i] += w
+			s.cnts[i] += n
+			return
+		case 0:
+			s.keys[i] = key
+			s.sums[i] = w
+			s.cnts[i] = n
+			s.used = append(s.used, int32(i))
+			return
+		}
+	}
+}
+
+// embed writes the vector of text into v (zeroed, len dim).
+func (s *scratch) embed(text string, v []float32) {
+	s.prev = 0
+	s.word = s.word[:0]
+	for _, r := range text {
+		if isWordRune(r) {
+			r1, r2 := fold(r)
+			s.word = append(s.word, r1)
+			if r2 != 0 {
+				s.word = append(s.word, r2)
+			}
+			continue
+		}
+		if r >= utf8.RuneSelf && isMark(r) {
+			continue
+		}
+		s.flushWord()
+	}
+	s.flushWord()
+
+	dim := uint64(len(v))
+	for _, i := range s.used {
+		k := s.keys[i]
+		w := s.sums[i]
+		if n := s.cnts[i]; n > 1 {
+			w = w / float32(n) * (1 + float32(math.Log(float64(n))))
+		}
+		if k>>63 != 0 {
+			w = -w
+		}
+		v[(k>>1)%dim] += w
+		s.keys[i] = 0
+	}
+	s.used = s.used[:0]
+
+	var norm float64
+	for _, x := range v {
+		norm += float64(x) * float64(x)
+	}
+	if norm == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(norm))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// flushWord turns the current word into features and clears it.
+func (s *scratch) flushWord() {
+	w := s.word
+	if len(w) == 0 {
+		return
+	}
+	s.word = s.word[:0]
+	n := stem(w)
+	ks := featureKey(classStem, w[:n])
+	if stopwords[ks] {
+		s.add(ks, weightStop)
+		return
+	}
+	s.add(ks, weightStem)
+	s.add(featureKey(classWord, w), weightWord)
+	if s.prev != 0 {
+		s.add(mix(s.prev*prime64^ks^classBigram), weightBigram)
+	}
+	s.prev = ks
+
+	digits := true
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			digits = false
+			break
+		}
+	}
+	if digits || len(w) < 2 {
+		return
+	}
+	p := append(s.pad[:0], bow)
+	p = append(p, w...)
+	p = append(p, eow)
+	s.pad = p
+	grams := 0
+	for g := 3; g <= 5; g++ {
+		if len(p) >= g {
+			grams += len(p) - g + 1
+		}
+	}
+	cw := float32(weightCharGram / math.Sqrt(float64(grams)))
+	for i := 0; i+3 <= len(p); i++ {
+		h := offset64 ^ classCharGram*prime64
+		for j := i; j < i+5 && j < len(p); j++ {
+			h ^= uint64(p[j])
+			h *= prime64
+			if j-i >= 2 {
+				s.add(mix(h), cw)
+			}
+		}
+	}
+}
+
+// 64-bit FNV-1a parameters.
+const (
+	offset64 = 14695981039346656037
+	prime64  = 1099511628211
+)
+
+// featureKey hashes runes with FNV-1a (one step per code point) seeded by
+// class, then mixes the bits. It never returns 0, the table's empty mark.
+func featureKey(class uint64, rs []rune) uint64 {
+	h := uint64(offset64) ^ class*prime64
+	for _, r := range rs {
+		h ^= uint64(r)
+		h *= prime64
+	}
+	return mix(h)
+}
+
+// mix is the murmur3 64-bit finaliser; it spreads FNV's bits so that the
+// bucket index and the sign are independent. The result is never 0.
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	if h == 0 {
+		h = 1
+	}
+	return h
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// MaxTokenBudget bounds a digest's token budget.
+const MaxTokenBudget = 1_000_000
+
+// section titles, in digest order after the core block.
+var sectionTitle = map[mnemo.Layer]string{
+	mnemo.LayerDomain:       "## Domain\n",
+	mnemo.LayerWorkflow:     "## Workflow: decisions and provenance\n",
+	mnemo.LayerPractitioner: "## Practitioner: how this operator works\n",
+}
+
+const coreTitle = "## Core\n"
+
+// Digest answers workflow_memory_query: the context an agent should start
+// with for a task, within a token budget. Core records come first, then a
+// section per layer; entries are placed greedily by rank and the rendered
+// Markdown never exceeds the budget, headers included (token counts are
+// exact for the configured tokenizer). Errors: EINVALID for an empty task, a
+// bad scope, budget or filter.
+func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	if err := checkQuery(req.Task, "task description"); err != nil {
+		return nil, err
+	}
+	if req.Budget == 0 {
+		req.Budget = mnemo.DefaultTokenBudget
+	}
+	if req.Budget < 0 || req.Budget > MaxTokenBudget {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is outside 1..%d", req.Budget, MaxTokenBudget)
+	}
+	if req.Scope == "" {
+		req.Scope = mnemo.ScopeAll
+	}
+	f := req.Filter
+	switch req.Scope {
+	case mnemo.ScopeAll:
+	case mnemo.ScopeDomain, mnemo.ScopeWorkflow, mnemo.ScopePractitioner:
+		l := mnemo.Layer(req.Scope)
+		if len(f.Layers) > 0 && !containsLayer(f.Layers, l) {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "scope %q excludes every layer of the filter", req.Scope)
+		}
+		f.Layers = []mnemo.Layer{l}
+	default:
+		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown scope %q (want all, domain, workflow or practitioner)", req.Scope)
+	}
+	sc := scopeOf(c, req.Namespace)
+	rk, err := s.rank(ctx, sc, req.Task, f, req.Preset, req.Intent, true)
+	if err != nil {
+		return nil, err
+	}
+	d := &mnemo.Digest{Task: req.Task, Scope: req.Scope, Intent: string(rk.intent), Preset: rk.preset.Name,
+		Weights: rk.weights, Triage: rk.triage, Budget: req.Budget, Tokenizer: s.tok.Name(),
+		Candidates: len(rk.hits), Entries: []mnemo.DigestEntry{}}
+
+	title := "# Context for: " + truncate(oneLine(req.Task), 200) + "\n"
+	titleTok := s.count(title)
+	omitLine := func(n int) string {
+		return "_" + strconv.Itoa(n) + " more candidates left out to fit " + strconv.Itoa(req.Budget) + " tokens._\n"
+	}
+	// Reserve the longest possible "left out" line up front.
+	reserve := s.countCached(omitLine(len(rk.hits)))
+	left := req.Budget - titleTok - reserve
+	if left <= 0 {
+		d.Omitted = len(rk.hits)
+		return d, nil
+	}
+
+	// Greedy fill by rank, core first.
+	type placed struct {
+		hit    mnemo.ScoredRecord
+		prefix string
+		body   string
+		tokens int
+	}
+	sections := map[string][]placed{}
+	opened := map[string]bool{}
+	used := 0
+	var order []mnemo.ScoredRecord
+	for _, h := range rk.hits {
+		if h.Record.Kind == mnemo.KindCore {
+			order = append(order, h)
+		}
+	}
+	for _, h := range rk.hits {
+		if h.Record.Kind != mnemo.KindCore {
+			order = append(order, h)
+		}
+	}
+	omitted := 0
+	for _, h := range order {
+		r := h.Record
+		sec := coreTitle
+		if r.Kind != mnemo.KindCore {
+			sec = sectionTitle[r.Layer]
+		}
+		body := entryBody(r)
+		bodyTok := r.Tokens
+		if bodyTok <= 0 {
+			bodyTok = s.count(body)
+		}
+		prefix := scorePrefix(h.Score)
+		cost := s.countCached(prefix) + bodyTok
+		if !opened[sec] {
+			cost += s.countCached(sec)
+		}
+		if cost > left-used {
+			omitted++
+			continue
+		}
+		used += cost
+		opened[sec] = true
+		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
+	}
+
+	md := title
+	for _, sec := range []string{coreTitle, sectionTitle[mnemo.LayerDomain], sectionTitle[mnemo.LayerWorkflow], sectionTitle[mnemo.LayerPractitioner]} {
+		ps := sections[sec]
+		if len(ps) == 0 {
+			continue
+		}
+		md += sec
+		name := sectionName(sec)
+		for _, p := range ps {
+			md += p.prefix + p.body
+			r := p.hit.Record
+			d.Entries = append(d.Entries, mnemo.DigestEntry{ID: r.ID, Layer: r.Layer, Kind: r.Kind, Scope: r.Scope,
+				Score: p.hit.Score, Factors: p.hit.Factors, Text: r.Text, Provenance: nonNil(r.Provenance),
+				Tokens: p.tokens, Section: name})
+		}
+	}
+	d.UsedTokens = titleTok + used
+	if omitted > 0 {
+		line := omitLine(omitted)
+		md += line
+		d.UsedTokens += s.countCached(line)
+	}
+	d.Omitted = omitted
+	d.Markdown = md
+
+	logged := make([]mnemo.ScoredRecord, len(d.Entries))
+	for i, e := range d.Entries {
+		logged[i] = mnemo.ScoredRecord{ID: e.ID, Score: e.Score}
+	}
+	s.logRetrieval(c, sc.Namespace, "digest", req.Task, logged)
+	return d, nil
+}
+
+func sectionName(title string) string {
+	switch title {
+	case coreTitle:
+		return "core"
+	case sectionTitle[mnemo.LayerDomain]:
+		return "domain"
+	case sectionTitle[mnemo.LayerWorkflow]:
+		return "workflow"
+	}
+	return "practitioner"
+}
+
+func containsLayer(ls []mnemo.Layer, l mnemo.Layer) bool {
+	for _, x := range ls {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

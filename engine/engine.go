@@ -1,0 +1,243 @@
+// Package engine is mnemo's service: it ties a Store, an Embedder, a
+// Tokenizer and the scoring math together into remember, recall and digest.
+// Every surface (CLI, REST, MCP) is a thin adapter over a *Service.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/score"
+)
+
+// Config wires a Service. Store, Embedder and Tokenizer are required.
+type Config struct {
+	Store     mnemo.Store
+	Embedder  mnemo.Embedder
+	Tokenizer mnemo.Tokenizer
+
+	Now   func() time.Time // defaults to time.Now
+	NewID func() string    // defaults to a monotonic ULID
+
+	Limits        mnemo.Limits
+	DefaultPreset string // "" = score's default preset
+	// HalfLives, when set, replaces the half-life table of every preset but aura
+	// (aura's table is the reference table and never changes).
+	HalfLives []score.HalfLife
+	// CandidateN is how many candidates each channel (keyword, vector) yields; default 100.
+	CandidateN int
+	// TriageCapacity is the number of events per minute a namespace handles
+	// before ranking degrades to triage; 0 disables triage.
+	TriageCapacity float64
+	// AllowMismatch opens a store built by another embedder (for reembed).
+	AllowMismatch bool
+}
+
+// Service is the memory engine. It is safe for concurrent use.
+type Service struct {
+	store  mnemo.Store
+	emb    mnemo.Embedder
+	tok    mnemo.Tokenizer
+	now    func() time.Time
+	newID  func() string
+	limits mnemo.Limits
+	preset string
+	halfs  []score.HalfLife
+	candN  int
+
+	triageCap float64
+	rates     *rateTracker
+
+	bg     chan func(context.Context)
+	bgDone chan struct{}
+	closed sync.Once
+
+	tokMu    sync.Mutex
+	tokCache map[string]int
+}
+
+// New checks the store's embedder against cfg.Embedder and returns a Service.
+// A store built by a different embedder or dimension is an EMISMATCH error
+// unless cfg.AllowMismatch is set.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Embedder == nil || cfg.Tokenizer == nil {
+		return nil, fmt.Errorf("engine: store, embedder and tokenizer are required")
+	}
+	if _, err := score.Lookup(cfg.DefaultPreset); err != nil {
+		return nil, err
+	}
+	s := &Service{
+		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
+		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
+		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity,
+		rates:    newRateTracker(),
+		bg:       make(chan func(context.Context), 1024),
+		bgDone:   make(chan struct{}),
+		tokCache: make(map[string]int),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.newID == nil {
+		s.newID = newULIDSource(s.now)
+	}
+	if s.limits.MaxTextBytes <= 0 {
+		s.limits = mnemo.DefaultLimits
+	}
+	if s.candN <= 0 {
+		s.candN = 100
+	}
+	want := cfg.Embedder.Info()
+	have, err := cfg.Store.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case have == (mnemo.EmbedderInfo{}):
+		if err := cfg.Store.SetEmbedder(ctx, want, false); err != nil {
+			return nil, err
+		}
+	case have != want && !cfg.AllowMismatch:
+		return nil, mnemo.Errorf(mnemo.EMISMATCH,
+			"this store was built with embedder %s (dim %d) but %s (dim %d) is configured: configure the same embedder, or run `mnemo reembed` to rebuild the vectors",
+			have.Name, have.Dim, want.Name, want.Dim)
+	}
+	go s.background()
+	return s, nil
+}
+
+// Close waits for background work (access counters, retrieval log) to finish.
+// It does not close the store.
+func (s *Service) Close() error {
+	s.closed.Do(func() {
+		close(s.bg)
+		<-s.bgDone
+	})
+	return nil
+}
+
+// Store returns the underlying store.
+func (s *Service) Store() mnemo.Store { return s.store }
+
+// Embedder returns the configured embedder.
+func (s *Service) Embedder() mnemo.Embedder { return s.emb }
+
+// Tokenizer returns the configured tokenizer.
+func (s *Service) Tokenizer() mnemo.Tokenizer { return s.tok }
+
+// Preset resolves a preset name ("" = the service default) with the
+// configured half-life table applied.
+func (s *Service) Preset(name string) (score.Preset, error) {
+	if name == "" {
+		name = s.preset
+	}
+	p, err := score.Lookup(name)
+	if err != nil {
+		return p, err
+	}
+	if len(s.halfs) > 0 && p.Name != "aura" {
+		p.HalfLives = s.halfs
+	}
+	return p, nil
+}
+
+func (s *Service) background() {
+	defer close(s.bgDone)
+	for fn := range s.bg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		fn(ctx)
+		cancel()
+	}
+}
+
+// later runs fn off the request path; when the queue is full it is dropped
+// rather than slowing the caller (access counters are a signal, not a ledger).
+func (s *Service) later(fn func(context.Context)) {
+	defer func() { _ = recover() }() // queue closed during shutdown
+	select {
+	case s.bg <- fn:
+	default:
+	}
+}
+
+func newULIDSource(now func() time.Time) func() string {
+	var mu sync.Mutex
+	entropy := ulid.Monotonic(rand.Reader, 0)
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return ulid.MustNew(ulid.Timestamp(now()), entropy).String()
+	}
+}
+
+func (s *Service) count(text string) int { return s.tok.Count(text) }
+
+// countCached counts short, repeated strings (headers, score prefixes).
+func (s *Service) countCached(text string) int {
+	s.tokMu.Lock()
+	n, ok := s.tokCache[text]
+	s.tokMu.Unlock()
+	if ok {
+		return n
+	}
+	n = s.tok.Count(text)
+	s.tokMu.Lock()
+	if len(s.tokCache) > 4096 {
+		s.tokCache = make(map[string]int)
+	}
+	s.tokCache[text] = n
+	s.tokMu.Unlock()
+	return n
+}
+
+func scopeOf(c mnemo.Caller, ns string) mnemo.Scope {
+	if ns == "" {
+		ns = mnemo.DefaultNamespace
+	}
+	return mnemo.Scope{Namespace: ns, Clearance: c.Clearance}
+}
+
+// rateTracker counts events per namespace in a sliding one-minute window.
+type rateTracker struct {
+	mu     sync.Mutex
+	events map[string][]time.Time
+}
+
+func newRateTracker() *rateTracker { return &rateTracker{events: make(map[string][]time.Time)} }
+
+func (r *rateTracker) add(ns string, t time.Time, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.trim(ns, t)
+	for i := 0; i < n; i++ {
+		ev = append(ev, t)
+	}
+	if len(ev) > 100000 {
+		ev = ev[len(ev)-100000:]
+	}
+	r.events[ns] = ev
+}
+
+func (r *rateTracker) perMinute(ns string, t time.Time) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return float64(len(r.trim(ns, t)))
+}
+
+func (r *rateTracker) trim(ns string, t time.Time) []time.Time {
+	ev := r.events[ns]
+	cut := t.Add(-time.Minute)
+	i := 0
+	for i < len(ev) && ev[i].Before(cut) {
+		i++
+	}
+	ev = ev[i:]
+	r.events[ns] = ev
+	return ev
+}

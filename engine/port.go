@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Export writes every record of the namespace visible to the caller —
+// forgotten and superseded ones included — as JSONL, oldest first. It
+// returns the number of records written.
+func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Writer) (int, error) {
+	sc := scopeOf(c, ns)
+	var all []*mnemo.Record
+	after := ""
+	for {
+		page, err := s.store.List(ctx, sc, mnemo.ListOptions{Limit: 1000, After: after, IncludeDeleted: true, IncludeHistory: true})
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, page...)
+		if len(page) < 1000 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	slices.Reverse(all)
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, r := range all {
+		if err := enc.Encode(r); err != nil {
+			return 0, err
+		}
+	}
+	return len(all), bw.Flush()
+}
+
+// ImportResult says what an import did.
+type ImportResult struct {
+	Read     int `json:"read"`
+	Imported int `json:"imported"`
+	Skipped  int `json:"skipped"` // already present (import is idempotent by id)
+}
+
+// ImportBatch is the number of records written per transaction by Import.
+const ImportBatch = 500
+
+// Import reads JSONL records (as written by Export) into namespace ns. The
+// whole input is parsed and validated first: a bad line is an EINVALID error
+// naming the line, and nothing is written. Records keep their ids, so a
+// second import of the same file changes nothing. Records are written in
+// transactions of ImportBatch; progress, when set, is called after each
+// committed batch with the number of records durably written so far.
+func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Reader, progress func(done, total int)) (ImportResult, error) {
+	sc := scopeOf(c, ns)
+	var recs []*mnemo.Record
+	br := bufio.NewReaderSize(r, 1<<20)
+	line := 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 {
+			line++
+			b = bytes.TrimSpace(b)
+			if len(b) > 0 {
+				rec, perr := s.parseImportLine(b, sc, c)
+				if perr != nil {
+					return ImportResult{}, mnemo.Errorf(mnemo.ErrorCode(perr), "line %d: %s", line, mnemo.ErrorMessage(perr))
+				}
+				recs = append(recs, rec)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return ImportResult{}, fmt.Errorf("import: read: %w", err)
+		}
+	}
+	res := ImportResult{Read: len(recs)}
+	seen := make(map[string]bool, len(recs))
+	for i, rec := range recs {
+		if seen[rec.ID] {
+			return ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
+		}
+		seen[rec.ID] = true
+	}
+	for i := 0; i < len(recs); i += ImportBatch {
+		batch := recs[i:min(i+ImportBatch, len(recs))]
+		if err := s.prepare(ctx, batch); err != nil {
+			return res, err
+		}
+		skipped, err := s.store.Insert(ctx, batch, "import", c.Name)
+		if err != nil {
+			return res, err
+		}
+		res.Skipped += skipped
+		res.Imported += len(batch) - skipped
+		if progress != nil {
+			progress(i+len(batch), len(recs))
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) parseImportLine(b []byte, sc mnemo.Scope, c mnemo.Caller) (*mnemo.Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var rec mnemo.Record
+	if err := dec.Decode(&rec); err != nil {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "not a record: %s", jsonErr(err))
+	}
+	if dec.More() {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "more than one JSON value on the line")
+	}
+	if rec.ID == "" {
+		rec.ID = s.newID()
+	}
+	rec.Namespace = sc.Namespace
+	rec.Normalize(s.now().UTC())
+	if err := s.check(&rec, c); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// jsonErr shortens a JSON decoding error to something a user can act on.
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %s has the wrong type (want %s)", te.Field, te.Type)
+	}
+	return err.Error()
+}
+
+// Reembed rebuilds every record's vector with the configured embedder and
+// records it as the store's embedder. progress, when set, is called after
+// each batch.
+func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (int, error) {
+	var all []*mnemo.Record
+	if err := s.store.EachRecord(ctx, func(r *mnemo.Record) error {
+		all = append(all, r)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	const batch = 256
+	for i := 0; i < len(all); i += batch {
+		part := all[i:min(i+batch, len(all))]
+		texts := make([]string, len(part))
+		for k, r := range part {
+			texts[k] = embedText(r)
+		}
+		vecs, err := s.emb.Embed(ctx, texts)
+		if err != nil {
+			return i, err
+		}
+		m := make(map[string][]float32, len(part))
+		for k, r := range part {
+			m[r.ID] = vecs[k]
+		}
+		if err := s.store.SetEmbeddings(ctx, m); err != nil {
+			return i, err
+		}
+		if progress != nil {
+			progress(i+len(part), len(all))
+		}
+	}
+	if err := s.store.SetEmbedder(ctx, s.emb.Info(), true); err != nil {
+		return len(all), err
+	}
+	return len(all), nil
+}

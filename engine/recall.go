@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/score"
+)
+
+// MaxQueryBytes bounds a query or task description.
+const MaxQueryBytes = 16 << 10
+
+// ranking is the result of scoring the candidates of one query.
+type ranking struct {
+	intent  score.Intent
+	preset  score.Preset
+	weights map[string]float64
+	triage  *mnemo.Triage
+	hits    []mnemo.ScoredRecord // best first, near-duplicates dropped
+}
+
+// Recall returns the k best records for a query, each with its factor
+// breakdown. Errors: EINVALID for an empty or oversized query, a bad filter,
+// preset or intent.
+func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.K < 0 || req.K > 1000 {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "k %d is outside 1..1000", req.K)
+	}
+	sc := scopeOf(c, req.Namespace)
+	rk, err := s.rank(ctx, sc, req.Query, req.Filter, req.Preset, req.Intent, false)
+	if err != nil {
+		return nil, err
+	}
+	hits := rk.hits
+	if len(hits) > req.K {
+		hits = hits[:req.K]
+	}
+	res := &mnemo.RecallResult{Intent: string(rk.intent), Preset: rk.preset.Name, Weights: rk.weights, Triage: rk.triage, Hits: make([]mnemo.RecallHit, len(hits))}
+	for i, h := range hits {
+		r := h.Record
+		res.Hits[i] = mnemo.RecallHit{ID: r.ID, Score: h.Score, Factors: h.Factors, Text: r.Text, Layer: r.Layer, Kind: r.Kind,
+			Scope: r.Scope, Provenance: nonNil(r.Provenance), CreatedAt: r.CreatedAt}
+	}
+	s.logRetrieval(c, sc.Namespace, "recall", req.Query, hits)
+	return res, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func checkQuery(q, what string) error {
+	if strings.TrimSpace(q) == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "%s is empty", what)
+	}
+	if len(q) > MaxQueryBytes {
+		return mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, over the limit of %d", what, len(q), MaxQueryBytes)
+	}
+	if !utf8.ValidString(q) {
+		return mnemo.Errorf(mnemo.EINVALID, "%s is not valid UTF-8", what)
+	}
+	return nil
+}
+
+// rank gathers candidates (keyword top-N ∪ vector top-N, plus pinned core
+// records when withCore), scores them and sorts them best first.
+func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string, withCore bool) (*ranking, error) {
+	if err := checkQuery(query, "query"); err != nil {
+		return nil, err
+	}
+	if err := validateFilter(f); err != nil {
+		return nil, err
+	}
+	p, err := s.Preset(presetName)
+	if err != nil {
+		return nil, err
+	}
+	intent, err := score.ParseIntent(intentName)
+	if err != nil {
+		return nil, err
+	}
+	if intent == "" {
+		intent = score.Classify(query)
+	}
+	w := p.ForIntent(intent)
+	rk := &ranking{intent: intent, preset: p, weights: w.Map()}
+
+	vecs, err := s.emb.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	qv := vecs[0]
+
+	var (
+		wg            sync.WaitGroup
+		kwHits, vHits []mnemo.Hit
+		kwErr, vErr   error
+		core          []*mnemo.Record
+		coreErr       error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		vHits, vErr = s.store.Vector(ctx, sc, qv, f, s.candN)
+	}()
+	if withCore {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cf := mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCore}, AsOf: f.AsOf}
+			core, coreErr = s.store.List(ctx, sc, mnemo.ListOptions{Filter: cf, Limit: 50})
+		}()
+	}
+	kwHits, kwErr = s.store.Keyword(ctx, sc, query, f, s.candN)
+	wg.Wait()
+	for _, e := range []error{kwErr, vErr, coreErr} {
+		if e != nil {
+			return nil, e
+		}
+	}
+
+	// Collect ids, then load the records not already in hand.
+	type cand struct {
+		rec      *mnemo.Record
+		kw, sem  float64
+		inVector bool
+	}
+	cands := make(map[string]*cand, len(kwHits)+len(vHits)+len(core))
+	get := func(id string) *cand {
+		c := cands[id]
+		if c == nil {
+			c = &cand{}
+			cands[id] = c
+		}
+		return c
+	}
+	maxKW := 0.0
+	for _, h := range kwHits {
+		maxKW = math.Max(maxKW, h.Score)
+	}
+	for _, h := range kwHits {
+		if maxKW > 0 {
+			get(h.ID).kw = h.Score / maxKW
+		}
+	}
+	for _, h := range vHits {
+		c := get(h.ID)
+		c.sem = clamp01(h.Score)
+		c.inVector = true
+	}
+	for _, r := range core {
+		get(r.ID).rec = r
+	}
+	var missing []string
+	for id, c := range cands {
+		if c.rec == nil {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		recs, err := s.store.GetMany(ctx, sc, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			cands[r.ID].rec = r
+		}
+	}
+
+	now := s.now()
+	var alpha float64
+	if s.triageCap > 0 {
+		rate := s.rates.perMinute(sc.Namespace, now)
+		alpha = score.TriageAlpha(rate, s.triageCap)
+		if alpha > 0 {
+			rk.triage = &mnemo.Triage{Active: true, Alpha: alpha, Rate: rate, Limit: s.triageCap}
+			rk.weights = map[string]float64{mnemo.FactorCriticality: alpha, mnemo.FactorSemantic: 1 - alpha}
+		}
+	}
+	rk.hits = make([]mnemo.ScoredRecord, 0, len(cands))
+	for _, c := range cands {
+		r := c.rec
+		if r == nil { // not visible any more
+			continue
+		}
+		if !c.inVector && len(r.Embedding) == len(qv) {
+			c.sem = clamp01(dot(qv, r.Embedding))
+		}
+		age := now.Sub(r.CreatedAt).Hours() / 24
+		fa := score.Factors{
+			Semantic:   c.sem,
+			Keyword:    c.kw,
+			Recency:    score.Recency(age, p.HalfLife(r.Scope), p.Floor),
+			Importance: r.Importance,
+			Confidence: r.Confidence,
+			Frequency:  score.Frequency(r.AccessCount),
+		}
+		var sv float64
+		factors := fa.Map()
+		if alpha > 0 {
+			fa.Criticality = r.Criticality
+			factors[mnemo.FactorCriticality] = r.Criticality
+			sv = round4(score.TriageScore(alpha, r.Criticality, c.sem))
+		} else {
+			sv = p.Score(w, fa)
+			if b := score.KindBoost(intent, r.Kind); b != 1 {
+				factors["kind_boost"] = b
+				sv = math.Min(1, round4(sv*b))
+			}
+		}
+		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors})
+	}
+	slices.SortFunc(rk.hits, func(a, b mnemo.ScoredRecord) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	rk.hits = dropNearDuplicates(rk.hits)
+	return rk, nil
+}
+
+// dropNearDuplicates removes hits whose vector is almost identical to a
+// better-ranked hit's (cosine >= 0.97), keeping the better one.
+func dropNearDuplicates(hits []mnemo.ScoredRecord) []mnemo.ScoredRecord {
+	const limit = 0.97
+	kept := hits[:0]
+	for _, h := range hits {
+		dup := false
+		e := h.Record.Embedding
+		if len(e) > 0 {
+			for _, k := range kept {
+				if ke := k.Record.Embedding; len(ke) == len(e) && dot(e, ke) >= limit {
+					dup = true
+					break
+				}
+			}
+		}
+		if !dup {
+			kept = append(kept, h)
+		}
+	}
+	return kept
+}
+
+func dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
+func clamp01(x float64) float64 {
+	if x < 0 || math.IsNaN(x) {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// logRetrieval records the retrieval and bumps access counters off the
+// request path.
+func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnemo.ScoredRecord) {
+	at := s.now().UTC()
+	l := mnemo.RetrievalLog{ID: s.newID(), Namespace: ns, At: at, Operation: op, Query: query,
+		Caller: c.Name, Session: c.Session, IDs: make([]string, len(hits)), Scores: make([]float64, len(hits))}
+	for i, h := range hits {
+		l.IDs[i] = h.ID
+		l.Scores[i] = h.Score
+	}
+	s.later(func(ctx context.Context) {
+		_ = s.store.LogRetrieval(ctx, l)
+		if len(l.IDs) > 0 {
+			_ = s.store.Touch(ctx, ns, l.IDs, at)
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// entryBody renders the part of a digest entry that depends only on the
+// record; its token count is stored with the record at write time. It starts
+// with a space and ends with exactly one newline, so that its tokens add up
+// exactly with the score prefix before it and the next line after it.
+func entryBody(r *mnemo.Record) string {
+	var b strings.Builder
+	b.WriteString(" ")
+	b.WriteString(string(r.Kind))
+	if r.Scope != "" && r.Scope != "/" {
+		b.WriteString(" ")
+		b.WriteString(r.Scope)
+	}
+	b.WriteString(" — ")
+	b.WriteString(oneLine(r.Text))
+	if d := r.Decision; d != nil {
+		if d.Title != "" {
+			b.WriteString("\n  - title: " + oneLine(d.Title))
+		}
+		if d.Decision != "" {
+			b.WriteString("\n  - decision: " + oneLine(d.Decision))
+		}
+		if d.Context != "" {
+			b.WriteString("\n  - why: " + oneLine(d.Context))
+		}
+		if d.Principle != "" {
+			b.WriteString("\n  - principle: " + oneLine(d.Principle))
+		}
+		for _, a := range d.Alternatives {
+			b.WriteString("\n  - rejected: " + oneLine(a.Option))
+			if a.Reason != "" {
+				b.WriteString(" (" + oneLine(a.Reason) + ")")
+			}
+		}
+		if d.Consequences != "" {
+			b.WriteString("\n  - consequences: " + oneLine(d.Consequences))
+		}
+		if d.Status != "" {
+			b.WriteString("\n  - status: " + oneLine(d.Status))
+		}
+	}
+	if c := r.Correction; c != nil {
+		var parts []string
+		for _, kv := range [][2]string{{"class", c.Class}, {"category", c.Category}, {"component", c.Component}, {"outcome", c.Outcome}} {
+			if kv[1] != "" {
+				parts = append(parts, kv[0]+": "+oneLine(kv[1]))
+			}
+		}
+		if c.MissingContext {
+			parts = append(parts, "missing context")
+		}
+		if len(parts) > 0 {
+			b.WriteString("\n  - " + strings.Join(parts, "; "))
+		}
+		if c.Summary != "" && c.Summary != r.Text {
+			b.WriteString("\n  - summary: " + oneLine(c.Summary))
+		}
+	}
+	b.WriteString(" [")
+	b.WriteString(r.ID)
+	if len(r.Provenance) > 0 {
+		b.WriteString("; ")
+		b.WriteString(oneLine(strings.Join(r.Provenance, ", ")))
+	} else if r.Source != "" {
+		b.WriteString("; source: ")
+		b.WriteString(oneLine(r.Source))
+	}
+	b.WriteString("]\n")
+	return b.String()
+}
+
+// oneLine folds whitespace runs (newlines included) into single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// scorePrefix is what precedes an entry body in a digest line.
+func scorePrefix(score float64) string {
+	return "- (" + strconv.FormatFloat(score, 'f', 2, 64) + ")"
+}

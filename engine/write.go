@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// WriteOptions tune a Remember call.
+type WriteOptions struct {
+	// Dedup merges a new record into an existing near-duplicate (keyword
+	// Jaccard >= 0.60 with >= 3 shared keywords, same layer and kind) instead
+	// of inserting it. It costs one keyword query per record; bulk loads turn it off.
+	Dedup bool
+}
+
+// Written is the outcome of one write.
+type Written struct {
+	*mnemo.Record
+	Merged bool `json:"merged,omitempty"` // the input was merged into this existing record
+}
+
+// Remember validates, counts tokens, embeds, deduplicates and stores new
+// records in namespace ns, all in one batch. Errors: EINVALID/ETOOLARGE for
+// bad input (nothing is written), ENOTFOUND for a missing superseded record.
+func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []mnemo.NewRecord, opt WriteOptions) ([]Written, error) {
+	sc := scopeOf(c, ns)
+	now := s.now().UTC()
+	recs := make([]*mnemo.Record, len(in))
+	for i, n := range in {
+		r := n.Record()
+		r.Namespace = sc.Namespace
+		if r.ID == "" {
+			r.ID = s.newID()
+		}
+		r.Normalize(now)
+		r.UpdatedAt = now
+		if err := s.check(r, c); err != nil {
+			if len(in) > 1 {
+				return nil, mnemo.Errorf(mnemo.ErrorCode(err), "record %d: %s", i+1, mnemo.ErrorMessage(err))
+			}
+			return nil, err
+		}
+		recs[i] = r
+	}
+	// Supersession targets must exist and be visible before anything is written.
+	supersede := map[int]*mnemo.Record{}
+	for i, n := range in {
+		if n.Supersedes == "" {
+			continue
+		}
+		old, err := s.store.Get(ctx, sc, n.Supersedes)
+		if err != nil {
+			return nil, err
+		}
+		supersede[i] = old
+	}
+	if err := s.prepare(ctx, recs); err != nil {
+		return nil, err
+	}
+	out := make([]Written, len(recs))
+	var fresh []*mnemo.Record
+	for i, r := range recs {
+		if opt.Dedup && supersede[i] == nil {
+			merged, err := s.mergeDuplicate(ctx, sc, r, now)
+			if err != nil {
+				return nil, err
+			}
+			if merged != nil {
+				out[i] = Written{Record: merged, Merged: true}
+				continue
+			}
+		}
+		out[i] = Written{Record: r}
+		fresh = append(fresh, r)
+	}
+	if len(fresh) > 0 {
+		if _, err := s.store.Insert(ctx, fresh, "create", c.Name); err != nil {
+			return nil, err
+		}
+	}
+	for i, old := range supersede {
+		t := recs[i].ValidFrom
+		old.ValidTo = &t
+		old.SupersededBy = recs[i].ID
+		old.UpdatedAt = now
+		if err := s.store.Update(ctx, old, "supersede", c.Name); err != nil {
+			return nil, err
+		}
+	}
+	events := 0
+	for _, r := range recs {
+		if r.Kind == mnemo.KindEvent {
+			events++
+		}
+	}
+	if events > 0 {
+		s.rates.add(sc.Namespace, now, events)
+	}
+	return out, nil
+}
+
+// check validates a record and the caller's right to write it.
+func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
+	if err := r.Validate(s.limits); err != nil {
+		return err
+	}
+	if r.AccessLevel > c.Clearance {
+		return mnemo.Errorf(mnemo.EFORBIDDEN, "access_level %d is above the caller's clearance %d", r.AccessLevel, c.Clearance)
+	}
+	return nil
+}
+
+// prepare counts tokens of the rendered entry and embeds every record.
+func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
+	texts := make([]string, len(recs))
+	for i, r := range recs {
+		r.Tokens = s.count(entryBody(r))
+		texts[i] = embedText(r)
+	}
+	const batch = 256
+	for i := 0; i < len(texts); i += batch {
+		j := min(i+batch, len(texts))
+		vecs, err := s.emb.Embed(ctx, texts[i:j])
+		if err != nil {
+			return err
+		}
+		for k, v := range vecs {
+			recs[i+k].Embedding = v
+		}
+	}
+	return nil
+}
+
+// embedText is what the embedder sees for a record: its text plus the
+// structured body's words.
+func embedText(r *mnemo.Record) string {
+	t := r.Text
+	if d := r.Decision; d != nil {
+		t += " " + d.Title + " " + d.Decision + " " + d.Context + " " + d.Principle
+	}
+	if c := r.Correction; c != nil {
+		t += " " + c.Summary + " " + c.Category + " " + c.Component
+	}
+	return t
+}
+
+// mergeDuplicate consolidates r into a stored near-duplicate, if one exists:
+// the highest confidence and importance, the freshest source, and the union
+// of provenance and tags are kept. It returns the merged record or nil.
+func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.Record, now time.Time) (*mnemo.Record, error) {
+	f := mnemo.Filter{Layers: []mnemo.Layer{r.Layer}, Kinds: []mnemo.Kind{r.Kind}}
+	sc.Clearance = max(sc.Clearance, r.AccessLevel)
+	hits, err := s.store.Keyword(ctx, sc, r.Text, f, 5)
+	if err != nil || len(hits) == 0 {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	cands, err := s.store.GetMany(ctx, sc, ids)
+	if err != nil {
+		return nil, err
+	}
+	kw := keywords(r.Text)
+	for _, old := range cands {
+		if old.AccessLevel != r.AccessLevel || !IsDuplicate(kw, keywords(old.Text)) {
+			continue
+		}
+		if r.Confidence > old.Confidence || (r.Confidence == old.Confidence && r.Text != old.Text) {
+			old.Text = r.Text
+			old.Tokens = r.Tokens
+			old.Embedding = r.Embedding
+			old.Decision, old.Correction = r.Decision, r.Correction
+		}
+		old.Confidence = max(old.Confidence, r.Confidence)
+		old.Importance = max(old.Importance, r.Importance)
+		old.Criticality = max(old.Criticality, r.Criticality)
+		old.Source = r.Source // the freshest source
+		old.Provenance = union(old.Provenance, r.Provenance)
+		old.Tags = union(old.Tags, r.Tags)
+		old.UpdatedAt = now
+		if err := s.store.Update(ctx, old, "merge", ""); err != nil {
+			return nil, err
+		}
+		return old, nil
+	}
+	return nil, nil
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Get returns one record visible to the caller (forgotten ones included).
+func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
+	return s.store.Get(ctx, scopeOf(c, ns), id)
+}
+
+// History returns a record's audit trail, oldest first.
+func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([]mnemo.Revision, error) {
+	return s.store.History(ctx, scopeOf(c, ns), id)
+}
+
+// List returns records matching the options, newest first.
+func (s *Service) List(ctx context.Context, c mnemo.Caller, ns string, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	if opt.Limit < 0 || opt.Limit > 10000 {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "limit %d is outside 0..10000", opt.Limit)
+	}
+	if err := validateFilter(opt.Filter); err != nil {
+		return nil, err
+	}
+	return s.store.List(ctx, scopeOf(c, ns), opt)
+}
+
+// Update applies a patch to a record, re-counting tokens and re-embedding
+// when its text changes. Errors: ENOTFOUND, EINVALID (nothing is changed).
+func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+	if p.Empty() {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "nothing to change")
+	}
+	sc := scopeOf(c, ns)
+	r, err := s.store.Get(ctx, sc, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.DeletedAt != nil {
+		return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it first", id)
+	}
+	before := embedText(r)
+	p.Apply(r)
+	if p.Scope != nil {
+		r.Scope = normScope(r.Scope)
+	}
+	r.UpdatedAt = s.now().UTC()
+	if err := s.check(r, c); err != nil {
+		return nil, err
+	}
+	r.Tokens = s.count(entryBody(r))
+	if embedText(r) != before {
+		vecs, err := s.emb.Embed(ctx, []string{embedText(r)})
+		if err != nil {
+			return nil, err
+		}
+		r.Embedding = vecs[0]
+	}
+	if err := s.store.Update(ctx, r, "update", c.Name); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func normScope(s string) string {
+	for len(s) > 1 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return "/"
+	}
+	return s
+}
+
+// Forget soft-deletes a record: it leaves every retrieval but stays
+// restorable, and the action is audited.
+func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
+	r, err := s.store.Get(ctx, scopeOf(c, ns), id)
+	if err != nil {
+		return nil, err
+	}
+	if r.DeletedAt != nil {
+		return r, nil
+	}
+	t := s.now().UTC()
+	r.DeletedAt = &t
+	r.UpdatedAt = t
+	return r, s.store.Update(ctx, r, "forget", c.Name)
+}
+
+// Restore undoes Forget.
+func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
+	r, err := s.store.Get(ctx, scopeOf(c, ns), id)
+	if err != nil {
+		return nil, err
+	}
+	if r.DeletedAt == nil {
+		return r, nil
+	}
+	r.DeletedAt = nil
+	r.UpdatedAt = s.now().UTC()
+	return r, s.store.Update(ctx, r, "restore", c.Name)
+}
+
+func validateFilter(f mnemo.Filter) error {
+	for _, l := range f.Layers {
+		if !l.Valid() {
+			return mnemo.Errorf(mnemo.EINVALID, "unknown layer %q in filter", l)
+		}
+	}
+	for _, k := range f.Kinds {
+		if !k.Valid() {
+			return mnemo.Errorf(mnemo.EINVALID, "unknown kind %q in filter", k)
+		}
+	}
+	if f.ScopePrefix != "" {
+		if err := mnemo.ValidateScope(f.ScopePrefix); err != nil {
+			return err
+		}
+	}
+	if !(f.MinCriticality >= 0 && f.MinCriticality <= 1) {
+		return mnemo.Errorf(mnemo.EINVALID, "criticality filter %v is outside 0..1", f.MinCriticality)
+	}
+	switch f.Outcome {
+	case "", mnemo.OutcomeAccepted, mnemo.OutcomeRejected, mnemo.OutcomeModified:
+	default:
+		return mnemo.Errorf(mnemo.EINVALID, "unknown outcome %q in filter", f.Outcome)
+	}
+	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+		return mnemo.Errorf(mnemo.EINVALID, "time range is empty: since is not before until")
+	}
+	return nil
+}

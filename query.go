@@ -1,0 +1,205 @@
+package mnemo
+
+import "time"
+
+// Factor names used in weights and per-hit breakdowns.
+const (
+	FactorSemantic    = "semantic"
+	FactorKeyword     = "keyword"
+	FactorRecency     = "recency"
+	FactorImportance  = "importance"
+	FactorConfidence  = "confidence"
+	FactorFrequency   = "frequency"
+	FactorCriticality = "criticality" // triage mode only
+)
+
+// Digest scopes: which layers a digest draws from.
+const (
+	ScopeAll          = "all"
+	ScopeDomain       = "domain"
+	ScopeWorkflow     = "workflow"
+	ScopePractitioner = "practitioner"
+)
+
+// DefaultTokenBudget is the digest budget when none is given.
+const DefaultTokenBudget = 8000
+
+// Caller identifies who asks, for clearance and the retrieval log.
+type Caller struct {
+	Name      string // key name, operator or "cli"
+	Session   string
+	Clearance int
+}
+
+// RecallRequest asks for the k best records for a query.
+type RecallRequest struct {
+	Namespace string `json:"-"`
+	Query     string `json:"query"`
+	K         int    `json:"k,omitempty"`
+	Filter    Filter `json:"filters,omitempty"`
+	Preset    string `json:"preset,omitempty"`
+	Intent    string `json:"intent,omitempty"` // overrides classification
+}
+
+// ScoredRecord is one ranked record with its explainable score.
+type ScoredRecord struct {
+	Record  *Record            `json:"-"`
+	ID      string             `json:"id"`
+	Score   float64            `json:"score"`
+	Factors map[string]float64 `json:"factors"`
+}
+
+// Triage reports degraded-mode ranking.
+type Triage struct {
+	Active bool    `json:"active"`
+	Alpha  float64 `json:"alpha"`
+	Rate   float64 `json:"rate"`     // events per minute observed
+	Limit  float64 `json:"capacity"` // events per minute the namespace handles
+}
+
+// RecallHit is one hit of a recall, as serialised.
+type RecallHit struct {
+	ID         string             `json:"id"`
+	Score      float64            `json:"score"`
+	Factors    map[string]float64 `json:"factors"`
+	Text       string             `json:"text"`
+	Layer      Layer              `json:"layer"`
+	Kind       Kind               `json:"kind"`
+	Scope      string             `json:"scope"`
+	Provenance []string           `json:"provenance"`
+	CreatedAt  time.Time          `json:"created_at"`
+}
+
+// RecallResult is the answer to a RecallRequest.
+type RecallResult struct {
+	Intent  string             `json:"intent"`
+	Preset  string             `json:"preset"`
+	Weights map[string]float64 `json:"weights"`
+	Triage  *Triage            `json:"triage,omitempty"`
+	Hits    []RecallHit        `json:"hits"`
+}
+
+// DigestRequest is workflow_memory_query: what should an agent start with
+// for this task, within a token budget?
+type DigestRequest struct {
+	Namespace string `json:"-"`
+	Task      string `json:"task_description"`
+	Scope     string `json:"scope,omitempty"`        // all|domain|workflow|practitioner
+	Budget    int    `json:"token_budget,omitempty"` // default 8000
+	Filter    Filter `json:"filters,omitempty"`
+	Preset    string `json:"preset,omitempty"`
+	Intent    string `json:"intent,omitempty"`
+}
+
+// DigestEntry is one record placed in a digest.
+type DigestEntry struct {
+	ID         string             `json:"id"`
+	Layer      Layer              `json:"layer"`
+	Kind       Kind               `json:"kind"`
+	Scope      string             `json:"scope"`
+	Score      float64            `json:"score"`
+	Factors    map[string]float64 `json:"factors"`
+	Text       string             `json:"text"`
+	Provenance []string           `json:"provenance"`
+	Tokens     int                `json:"tokens"`
+	Section    string             `json:"section"`
+}
+
+// Digest is the budgeted context for a task, as Markdown and as structure.
+type Digest struct {
+	Task       string             `json:"task"`
+	Scope      string             `json:"scope"`
+	Intent     string             `json:"intent"`
+	Preset     string             `json:"preset"`
+	Weights    map[string]float64 `json:"weights"`
+	Triage     *Triage            `json:"triage,omitempty"`
+	Budget     int                `json:"budget"`
+	UsedTokens int                `json:"used_tokens"`
+	Tokenizer  string             `json:"tokenizer"`
+	Entries    []DigestEntry      `json:"entries"`
+	Candidates int                `json:"candidates"`
+	Omitted    int                `json:"omitted"`
+	Markdown   string             `json:"markdown"`
+}
+
+// RecordPatch changes some fields of a stored record; nil fields are kept.
+type RecordPatch struct {
+	Text         *string     `json:"text,omitempty"`
+	Layer        *Layer      `json:"layer,omitempty"`
+	Kind         *Kind       `json:"kind,omitempty"`
+	Scope        *string     `json:"scope,omitempty"`
+	Importance   *float64    `json:"importance,omitempty"`
+	Confidence   *float64    `json:"confidence,omitempty"`
+	Criticality  *float64    `json:"criticality,omitempty"`
+	Source       *string     `json:"source,omitempty"`
+	Provenance   *[]string   `json:"provenance,omitempty"`
+	Component    *string     `json:"component,omitempty"`
+	Tags         *[]string   `json:"tags,omitempty"`
+	Mission      *string     `json:"mission,omitempty"`
+	AccessLevel  *int        `json:"access_level,omitempty"`
+	Decision     *Decision   `json:"decision,omitempty"`
+	Correction   *Correction `json:"correction,omitempty"`
+	ValidTo      *time.Time  `json:"valid_to,omitempty"`
+	SupersededBy *string     `json:"superseded_by,omitempty"`
+}
+
+// Empty reports whether the patch changes nothing.
+func (p RecordPatch) Empty() bool { return p == RecordPatch{} }
+
+// Apply copies the patch's set fields onto r.
+func (p RecordPatch) Apply(r *Record) {
+	if p.Text != nil {
+		r.Text = *p.Text
+	}
+	if p.Layer != nil {
+		r.Layer = *p.Layer
+	}
+	if p.Kind != nil {
+		r.Kind = *p.Kind
+	}
+	if p.Scope != nil {
+		r.Scope = *p.Scope
+	}
+	if p.Importance != nil {
+		r.Importance = *p.Importance
+	}
+	if p.Confidence != nil {
+		r.Confidence = *p.Confidence
+	}
+	if p.Criticality != nil {
+		r.Criticality = *p.Criticality
+	}
+	if p.Source != nil {
+		r.Source = *p.Source
+	}
+	if p.Provenance != nil {
+		r.Provenance = append([]string(nil), (*p.Provenance)...)
+	}
+	if p.Component != nil {
+		r.Component = *p.Component
+	}
+	if p.Tags != nil {
+		r.Tags = append([]string(nil), (*p.Tags)...)
+	}
+	if p.Mission != nil {
+		r.Mission = *p.Mission
+	}
+	if p.AccessLevel != nil {
+		r.AccessLevel = *p.AccessLevel
+	}
+	if p.Decision != nil {
+		d := *p.Decision
+		r.Decision = &d
+	}
+	if p.Correction != nil {
+		c := *p.Correction
+		r.Correction = &c
+	}
+	if p.ValidTo != nil {
+		t := *p.ValidTo
+		r.ValidTo = &t
+	}
+	if p.SupersededBy != nil {
+		r.SupersededBy = *p.SupersededBy
+	}
+}

@@ -1,0 +1,452 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// recordColumns are the columns scanRecord reads, in order.
+const recordColumns = `rowid, id, namespace, layer, kind, scope, text, body, importance, confidence,
+	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
+	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding`
+
+// body is the JSON shape of the body column.
+type body struct {
+	Decision   *mnemo.Decision   `json:"decision,omitempty"`
+	Correction *mnemo.Correction `json:"correction,omitempty"`
+}
+
+// rowScanner is *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// scanRecord reads one row of recordColumns.
+func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
+	var (
+		r                                        mnemo.Record
+		rowid                                    int64
+		bodyJSON, provJSON, tagsJSON             sql.NullString
+		created, updated, accessed, from, to, del sql.NullInt64
+		emb                                      []byte
+		layer, kind                              string
+	)
+	err := sc.Scan(&rowid, &r.ID, &r.Namespace, &layer, &kind, &r.Scope, &r.Text, &bodyJSON,
+		&r.Importance, &r.Confidence, &r.Criticality, &r.Source, &provJSON, &r.Component, &tagsJSON,
+		&r.Mission, &r.AccessLevel, &created, &updated, &accessed, &r.AccessCount, &from, &to,
+		&r.SupersededBy, &del, &r.Tokens, &emb)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.Layer, r.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
+	if bodyJSON.Valid && bodyJSON.String != "" {
+		var b body
+		if err := json.Unmarshal([]byte(bodyJSON.String), &b); err != nil {
+			return nil, 0, fmt.Errorf("decode body of %s: %w", r.ID, err)
+		}
+		r.Decision, r.Correction = b.Decision, b.Correction
+	}
+	if r.Provenance, err = decodeStrings(provJSON); err != nil {
+		return nil, 0, fmt.Errorf("decode provenance of %s: %w", r.ID, err)
+	}
+	if r.Tags, err = decodeStrings(tagsJSON); err != nil {
+		return nil, 0, fmt.Errorf("decode tags of %s: %w", r.ID, err)
+	}
+	r.CreatedAt, r.UpdatedAt, r.ValidFrom = timeOf(created), timeOf(updated), timeOf(from)
+	r.LastAccessedAt, r.ValidTo, r.DeletedAt = timePtr(accessed), timePtr(to), timePtr(del)
+	r.Embedding = decodeVector(emb)
+	return &r, rowid, nil
+}
+
+func decodeStrings(s sql.NullString) ([]string, error) {
+	if !s.Valid || s.String == "" {
+		return nil, nil
+	}
+	var out []string
+	if err := json.Unmarshal([]byte(s.String), &out); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func encodeStrings(a []string) any {
+	if len(a) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+// nanos encodes t as unix nanoseconds, the zero time as NULL.
+func nanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func nanosPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return nanos(*t)
+}
+
+func timeOf(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+func timePtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := time.Unix(0, n.Int64).UTC()
+	return &t
+}
+
+// encodeVector packs v as little-endian float32; nil for an empty vector.
+func encodeVector(v []float32) any {
+	if len(v) == 0 {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	if len(b) < 4 {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// recordArgs returns the values of every column except rowid, in the order
+// of writeColumns, with seq last.
+func recordArgs(r *mnemo.Record, seq int64) []any {
+	var bodyJSON any
+	if r.Decision != nil || r.Correction != nil {
+		b, _ := json.Marshal(body{Decision: r.Decision, Correction: r.Correction})
+		bodyJSON = string(b)
+	}
+	outcome := ""
+	if r.Correction != nil {
+		outcome = r.Correction.Outcome
+	}
+	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, bodyJSON, outcome,
+		r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance), r.Component,
+		encodeStrings(r.Tags), r.Mission, r.AccessLevel, nanos(r.CreatedAt), nanos(r.UpdatedAt),
+		nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom), nanosPtr(r.ValidTo),
+		r.SupersededBy, nanosPtr(r.DeletedAt), r.Tokens, encodeVector(r.Embedding), seq}
+}
+
+// writeColumns are the columns recordArgs fills.
+var writeColumns = []string{"id", "namespace", "layer", "kind", "scope", "text", "body", "outcome",
+	"importance", "confidence", "criticality", "source", "provenance", "component", "tags", "mission",
+	"access_level", "created_at", "updated_at", "last_accessed_at", "access_count", "valid_from",
+	"valid_to", "superseded_by", "deleted_at", "tokens", "embedding", "seq"}
+
+var (
+	insertSQL = `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES (?` +
+		strings.Repeat(", ?", len(writeColumns)-1) + `) ON CONFLICT (id) DO NOTHING`
+	updateSQL = `UPDATE records SET ` + strings.Join(writeColumns[2:], " = ?, ") +
+		` = ? WHERE id = ? AND namespace = ?`
+	revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES (?, ?, ?, ?, ?, ?)`
+)
+
+// checkRecord rejects records the store cannot hold.
+func checkRecord(r *mnemo.Record) error {
+	if r == nil {
+		return mnemo.Errorf(mnemo.EINVALID, "record is nil")
+	}
+	if strings.TrimSpace(r.ID) == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "record id is empty")
+	}
+	if err := checkNamespace(r.Namespace); err != nil {
+		return err
+	}
+	if err := r.Validate(mnemo.Limits{MaxTextBytes: math.MaxInt32}); err != nil {
+		return mnemo.Errorf(mnemo.ErrorCode(err), "record %s: %s", r.ID, mnemo.ErrorMessage(err))
+	}
+	for _, x := range r.Embedding {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", r.ID)
+		}
+	}
+	return nil
+}
+
+// Insert writes new records in one transaction, skipping ids that exist.
+func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
+	if action == "" {
+		action = "create"
+	}
+	for _, r := range recs {
+		if err := checkRecord(r); err != nil {
+			return 0, fmt.Errorf("sqlite: insert: %w", err)
+		}
+	}
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	at := s.now().UnixNano()
+	skipped := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		skipped = 0
+		seq, err := bumpSeq(ctx, tx)
+		if err != nil {
+			return err
+		}
+		ins, err := tx.PrepareContext(ctx, insertSQL)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		rev, err := tx.PrepareContext(ctx, revisionSQL)
+		if err != nil {
+			return err
+		}
+		defer rev.Close()
+		for _, r := range recs {
+			res, err := ins.ExecContext(ctx, recordArgs(r, seq)...)
+			if err != nil {
+				return fmt.Errorf("record %s: %w", r.ID, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				skipped++
+				continue
+			}
+			snap, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if _, err := rev.ExecContext(ctx, r.ID, r.Namespace, at, action, actor, string(snap)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: insert: %w", err)
+	}
+	return skipped, nil
+}
+
+// Update replaces the stored record with rec's namespace and id.
+func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor string) error {
+	if err := checkRecord(rec); err != nil {
+		return fmt.Errorf("sqlite: update: %w", err)
+	}
+	if action == "" {
+		action = "update"
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		seq, err := bumpSeq(ctx, tx)
+		if err != nil {
+			return err
+		}
+		args := append(recordArgs(rec, seq)[2:], rec.ID, rec.Namespace)
+		res, err := tx.ExecContext(ctx, updateSQL, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
+		}
+		snap, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: update: %w", err)
+	}
+	return nil
+}
+
+// Get returns one record visible to sc, deleted ones included.
+func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Record, error) {
+	row := s.rdb.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM records
+		WHERE id = ? AND namespace = ? AND access_level <= ?`, id, sc.Namespace, sc.Clearance)
+	r, _, err := scanRecord(row)
+	if err == sql.ErrNoRows {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get: %w", err)
+	}
+	return r, nil
+}
+
+// GetMany returns the visible records among ids, skipping missing ones.
+func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*mnemo.Record, error) {
+	var out []*mnemo.Record
+	seen := make(map[string]bool, len(ids))
+	const chunk = 500
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[min(start, len(ids)):min(start+chunk, len(ids))]
+		args := []any{sc.Namespace, sc.Clearance}
+		var marks []string
+		for _, id := range part {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			args = append(args, id)
+			marks = append(marks, "?")
+		}
+		if len(marks) == 0 {
+			continue
+		}
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records
+			WHERE namespace = ? AND access_level <= ? AND id IN (`+strings.Join(marks, ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get many: %w", err)
+		}
+		for rows.Next() {
+			r, _, err := scanRecord(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: get many: %w", err)
+			}
+			out = append(out, r)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get many: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// List returns records matching opt, newest id first.
+func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 100
+	}
+	w := whereSQL(sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
+	if opt.After != "" {
+		w.add("id < ?", opt.After)
+	}
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + ` ORDER BY namespace DESC, id DESC LIMIT ?`
+	rows, err := s.rdb.QueryContext(ctx, q, append(w.args, opt.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list: %w", err)
+	}
+	defer rows.Close()
+	var out []*mnemo.Record
+	for rows.Next() {
+		r, _, err := scanRecord(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list: %w", err)
+	}
+	return out, nil
+}
+
+// Count returns the number of live records in a namespace, all clearances.
+func (s *Store) Count(ctx context.Context, namespace string) (int, error) {
+	now := s.now().UnixNano()
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE namespace = ? AND deleted_at IS NULL
+		AND (valid_from IS NULL OR valid_from <= ?) AND (valid_to IS NULL OR valid_to > ?)`,
+		namespace, now, now).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: count: %w", err)
+	}
+	return n, nil
+}
+
+// History returns a visible record's revisions, oldest first.
+func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo.Revision, error) {
+	var level int
+	err := s.rdb.QueryRowContext(ctx, `SELECT access_level FROM records WHERE id = ? AND namespace = ?`,
+		id, sc.Namespace).Scan(&level)
+	if err == sql.ErrNoRows || (err == nil && level > sc.Clearance) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: history: %w", err)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, at, action, actor, record FROM revisions
+		WHERE namespace = ? AND record_id = ? ORDER BY seq`, sc.Namespace, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: history: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.Revision
+	for rows.Next() {
+		var (
+			rev  mnemo.Revision
+			at   int64
+			snap string
+		)
+		if err := rows.Scan(&rev.Seq, &at, &rev.Action, &rev.Actor, &snap); err != nil {
+			return nil, fmt.Errorf("sqlite: history: %w", err)
+		}
+		rev.At = time.Unix(0, at).UTC()
+		rev.Record = new(mnemo.Record)
+		if err := json.Unmarshal([]byte(snap), rev.Record); err != nil {
+			return nil, fmt.Errorf("sqlite: history: decode revision %d: %w", rev.Seq, err)
+		}
+		out = append(out, rev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: history: %w", err)
+	}
+	return out, nil
+}
+
+// Touch bumps the access counters of ids. It does not change seq: access
+// counters are not search filters.
+func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + 1,
+			last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE namespace = ? AND id = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, id := range ids {
+			if _, err := st.ExecContext(ctx, at.UnixNano(), namespace, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: touch: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+// Package sqlite implements mnemo.Store on an embedded SQLite database
+// (modernc.org/sqlite, pure Go).
+//
+// Layout: one file in WAL mode. Table records holds every field of a record
+// (times as unix nanoseconds, lists and bodies as JSON, the embedding as a
+// little-endian float32 BLOB); records_fts is an FTS5 external-content index
+// over the text (tokenizer unicode61 with remove_diacritics 2, so case and
+// diacritics fold in every script); revisions is the audit history;
+// retrievals is the retrieval log; meta holds the embedder and the change
+// counter "seq". Schema changes are numbered SQL files embedded in the
+// binary and applied in a transaction each; schema_migrations records them.
+//
+// Writes run in BEGIN IMMEDIATE transactions with a busy timeout, so several
+// processes can write to one file. synchronous=NORMAL in WAL mode keeps
+// committed transactions across a process crash (not across a power loss).
+//
+// Vector search and the filtering of keyword hits use an in-memory index per
+// namespace, loaded on first use and brought up to date on every search by
+// reading only the rows whose seq is newer than what the index has seen, so
+// writes by other processes become visible too.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configures Open.
+type Options struct {
+	Path        string           // database file; its directory is created if missing
+	BusyTimeout time.Duration    // how long a write waits for another writer; default 10s
+	Now         func() time.Time // clock; default time.Now
+}
+
+// Store is a mnemo.Store on a SQLite file. It is safe for concurrent use.
+type Store struct {
+	path string
+	now  func() time.Time
+	rdb  *sql.DB // readers
+	wdb  *sql.DB // the single writer connection (BEGIN IMMEDIATE)
+
+	idx *index
+}
+
+var _ mnemo.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database at opt.Path and migrates it
+// to the current schema.
+func Open(ctx context.Context, opt Options) (*Store, error) {
+	if strings.TrimSpace(opt.Path) == "" {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "sqlite: database path is empty")
+	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = 10 * time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if dir := filepath.Dir(opt.Path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: open: %w", err)
+		}
+	}
+	dsn := func(txlock string) string {
+		q := url.Values{}
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opt.BusyTimeout.Milliseconds()))
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("_txlock", txlock)
+		return "file:" + (&url.URL{Path: opt.Path}).EscapedPath() + "?" + q.Encode()
+	}
+	wdb, err := sql.Open("sqlite", dsn("immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	wdb.SetConnMaxLifetime(0)
+	s := &Store{path: opt.Path, now: opt.Now, wdb: wdb}
+	if err := s.migrate(ctx); err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	rdb, err := sql.Open("sqlite", dsn("deferred"))
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	rdb.SetMaxOpenConns(8)
+	rdb.SetMaxIdleConns(8)
+	rdb.SetConnMaxIdleTime(0)
+	rdb.SetConnMaxLifetime(0)
+	s.rdb = rdb
+	s.idx = newIndex()
+	return s, nil
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the database handles.
+func (s *Store) Close() error {
+	err := s.rdb.Close()
+	if werr := s.wdb.Close(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations that the database lacks, each in
+// its own write transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	type mig struct {
+		version int
+		name    string
+	}
+	var ms []mig
+	for _, n := range names {
+		base := filepath.Base(n)
+		num, _, _ := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			return fmt.Errorf("sqlite: migrate: bad migration name %q", base)
+		}
+		ms = append(ms, mig{v, n})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for _, m := range ms {
+		body, err := migrations.ReadFile(m.name)
+		if err != nil {
+			return fmt.Errorf("sqlite: migrate: %w", err)
+		}
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Base(m.name), err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, filepath.Base(m.name), s.now().UnixNano())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest applied migration number.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+// write runs fn in a BEGIN IMMEDIATE transaction on the writer connection.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return tx.Commit()
+}
+
+// bumpSeq increments the change counter inside tx and returns the new value.
+func bumpSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var seq int64
+	err := tx.QueryRowContext(ctx,
+		`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'seq' RETURNING CAST(value AS INTEGER)`).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("bump seq: %w", err)
+	}
+	return seq, nil
+}
+
+// checkNamespace rejects an empty or malformed namespace.
+func checkNamespace(ns string) error {
+	if ns == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "namespace is empty")
+	}
+	return mnemo.ValidateNamespace(ns)
+}

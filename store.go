@@ -1,0 +1,139 @@
+package mnemo
+
+import (
+	"context"
+	"time"
+)
+
+// Filter narrows which records a read sees. Zero values mean "no constraint".
+// Every read is also bounded by Namespace and Clearance.
+type Filter struct {
+	Layers         []Layer    `json:"layers,omitempty"`
+	Kinds          []Kind     `json:"kinds,omitempty"`
+	ScopePrefix    string     `json:"scope_prefix,omitempty"`
+	Component      string     `json:"component,omitempty"`
+	Mission        string     `json:"mission,omitempty"`
+	Tags           []string   `json:"tags,omitempty"` // a record must carry every tag
+	MinCriticality float64    `json:"min_criticality,omitempty"`
+	Since          *time.Time `json:"since,omitempty"`   // created_at >= Since
+	Until          *time.Time `json:"until,omitempty"`   // created_at < Until
+	Outcome        string     `json:"outcome,omitempty"` // correction outcome
+	// AsOf selects the records valid at that instant (bi-temporal read);
+	// nil means "now": superseded and expired records are hidden.
+	AsOf *time.Time `json:"as_of,omitempty"`
+}
+
+// Scope says whose records a read may see.
+type Scope struct {
+	Namespace string
+	Clearance int // the caller sees records with access_level <= Clearance
+}
+
+// Hit is a candidate id from one retrieval channel, with the channel's raw score.
+type Hit struct {
+	ID    string
+	Score float64 // BM25 (higher is better, already negated) or cosine similarity
+}
+
+// Revision is one entry of a record's audit history.
+type Revision struct {
+	Seq    int64     `json:"seq"`
+	At     time.Time `json:"at"`
+	Action string    `json:"action"` // create, update, forget, restore, supersede, import, reembed, archive
+	Actor  string    `json:"actor,omitempty"`
+	Record *Record   `json:"record"` // the record as it was after the action
+}
+
+// RetrievalLog records one retrieval for the correction signal.
+type RetrievalLog struct {
+	ID        string    `json:"id"`
+	Namespace string    `json:"namespace"`
+	At        time.Time `json:"at"`
+	Operation string    `json:"operation"` // recall, digest
+	Query     string    `json:"query"`
+	Caller    string    `json:"caller,omitempty"`
+	Session   string    `json:"session,omitempty"`
+	IDs       []string  `json:"ids"`
+	Scores    []float64 `json:"scores"`
+}
+
+// EmbedderInfo identifies the embedder that built a store's vectors.
+type EmbedderInfo struct {
+	Name string `json:"name"` // e.g. "hash", "openai:text-embedding-3-small"
+	Dim  int    `json:"dim"`
+}
+
+// ListOptions pages a List call. Records come newest first by id.
+type ListOptions struct {
+	Filter         Filter
+	Limit          int    // 0 means 100
+	After          string // id cursor: return records with id < After
+	IncludeDeleted bool
+	IncludeHistory bool // include superseded/expired records too
+}
+
+// Store persists records. Implementations: sqlite (embedded, default) and
+// postgres. All methods are safe for concurrent use.
+//
+// Errors: ENOTFOUND when a record does not exist in the namespace or is above
+// the caller's clearance; EINVALID for bad arguments; EMISMATCH when the
+// embedder does not match the store.
+type Store interface {
+	// Insert writes new records (ids, embeddings and tokens already set) in
+	// one transaction and records a "create" revision for each (or the given
+	// action). It is idempotent on id: an existing id is left unchanged and
+	// reported in the returned skipped count.
+	Insert(ctx context.Context, recs []*Record, action, actor string) (skipped int, err error)
+	// Get returns one record visible to sc, deleted ones included.
+	Get(ctx context.Context, sc Scope, id string) (*Record, error)
+	// GetMany returns the visible records among ids, in no particular order,
+	// skipping missing ones.
+	GetMany(ctx context.Context, sc Scope, ids []string) ([]*Record, error)
+	// Update replaces a stored record (matched by namespace and id) and
+	// appends a revision with the action.
+	Update(ctx context.Context, rec *Record, action, actor string) error
+	// List returns records matching the options.
+	List(ctx context.Context, sc Scope, opt ListOptions) ([]*Record, error)
+	// Count returns the number of live records in a namespace (all clearances).
+	Count(ctx context.Context, namespace string) (int, error)
+	// History returns a record's revisions, oldest first.
+	History(ctx context.Context, sc Scope, id string) ([]Revision, error)
+	// Keyword returns up to n live ids ranked by BM25 for a free-text query.
+	// Any user text is accepted: it is never parsed as query syntax.
+	Keyword(ctx context.Context, sc Scope, query string, f Filter, n int) ([]Hit, error)
+	// Vector returns up to n live ids ranked by cosine similarity to v.
+	Vector(ctx context.Context, sc Scope, v []float32, f Filter, n int) ([]Hit, error)
+	// Touch bumps access counters of ids.
+	Touch(ctx context.Context, namespace string, ids []string, at time.Time) error
+	// LogRetrieval appends a retrieval log entry.
+	LogRetrieval(ctx context.Context, l RetrievalLog) error
+	// Retrievals returns the most recent retrieval log entries of a namespace.
+	Retrievals(ctx context.Context, namespace string, limit int) ([]RetrievalLog, error)
+	// Embedder returns the embedder recorded for the store (zero if none yet).
+	Embedder(ctx context.Context) (EmbedderInfo, error)
+	// SetEmbedder records the embedder; with force it replaces a different one.
+	SetEmbedder(ctx context.Context, info EmbedderInfo, force bool) error
+	// EachRecord calls fn with every record of every namespace (deleted
+	// included) in id order, for re-embedding; SetEmbedding stores a new vector.
+	EachRecord(ctx context.Context, fn func(*Record) error) error
+	// SetEmbeddings replaces the vectors of records by id (any namespace).
+	SetEmbeddings(ctx context.Context, vecs map[string][]float32) error
+	// Namespaces lists the namespaces that hold records.
+	Namespaces(ctx context.Context) ([]string, error)
+	// Close releases the store.
+	Close() error
+}
+
+// Embedder turns texts into vectors.
+type Embedder interface {
+	// Info names the embedder and its dimension.
+	Info() EmbedderInfo
+	// Embed returns one L2-normalised vector per text.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Tokenizer counts tokens exactly for a real model vocabulary.
+type Tokenizer interface {
+	Name() string
+	Count(text string) int
+}

@@ -1,0 +1,87 @@
+// Package tokenize counts tokens exactly with the BPE vocabularies of
+// OpenAI models, using github.com/tiktoken-go/tokenizer.
+//
+// Token counts are what mnemo budgets digests with, so they are exact: a
+// Count is the number of tokens the encoding produces for the text as given,
+// byte for byte, without normalisation.
+package tokenize
+
+import (
+	"sync"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Default is the encoding New uses when given an empty name.
+const Default = "o200k_base"
+
+// Names lists the encodings New accepts.
+var Names = []string{"o200k_base", "cl100k_base"}
+
+// Tokenizer counts tokens of one encoding. It implements mnemo.Tokenizer and
+// is safe for concurrent use.
+type Tokenizer struct {
+	name  string
+	codec tokenizer.Codec
+}
+
+// entry loads one encoding at most once per process.
+type entry struct {
+	enc  tokenizer.Encoding
+	once sync.Once
+	tok  *Tokenizer
+	err  error
+}
+
+var encodings = map[string]*entry{
+	"o200k_base":  {enc: tokenizer.O200kBase},
+	"cl100k_base": {enc: tokenizer.Cl100kBase},
+}
+
+// New returns the tokenizer of the named encoding: "o200k_base" (the
+// default, also for "") or "cl100k_base". Each encoding's vocabulary is
+// loaded once per process and shared by every caller.
+//
+// Errors: EINVALID for an unknown encoding name.
+func New(name string) (mnemo.Tokenizer, error) {
+	return Get(name)
+}
+
+// Get is New with the concrete type.
+func Get(name string) (*Tokenizer, error) {
+	if name == "" {
+		name = Default
+	}
+	e, ok := encodings[name]
+	if !ok {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
+	}
+	e.once.Do(func() {
+		c, err := tokenizer.Get(e.enc)
+		if err != nil {
+			e.err = mnemo.Errorf(mnemo.EINTERNAL, "load tokenizer %s: %v", name, err)
+			return
+		}
+		e.tok = &Tokenizer{name: name, codec: c}
+	})
+	return e.tok, e.err
+}
+
+// Name returns the encoding name, e.g. "o200k_base".
+func (t *Tokenizer) Name() string { return t.name }
+
+// Count returns the number of tokens of text. Invalid UTF-8 is counted as
+// given (byte-level BPE). Should the encoder ever fail, Count returns the
+// byte length of text, an upper bound of any byte-level BPE count, so token
+// budgets are never exceeded.
+func (t *Tokenizer) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	n, err := t.codec.Count(text)
+	if err != nil {
+		return len(text)
+	}
+	return n
+}
