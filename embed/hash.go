@@ -87,7 +87,12 @@ func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if s == nil {
 		s = newScratch()
 	}
-	defer h.pool.Put(s)
+	defer func() {
+		// A huge text grew the table; let it go rather than pin the memory.
+		if len(s.keys) <= maxPooledTable {
+			h.pool.Put(s)
+		}
+	}()
 	slab := make([]float32, h.dim*len(texts))
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
@@ -102,6 +107,9 @@ func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	}
 	return out, nil
 }
+
+// maxPooledTable is the largest feature table kept for reuse.
+const maxPooledTable = 1 << 15
 
 // scratch is the per-call working memory of Hash, reused through a pool.
 type scratch struct {

@@ -143,9 +143,23 @@ func stem(w []rune) int {
 		if k == 1 && s[0] == 's' && w[n-2] == 's' {
 			continue
 		}
-		return n - k
+		n -= k
+		break
+	}
+	// A Cyrillic stem left ending in a vowel loses it too, so that "деплой"
+	// and "деплоя" (folded "деплои", "деплоя") share the stem "депл".
+	if n > minStem+1 && isCyrillicVowel(w[n-1]) {
+		n--
 	}
 	return n
+}
+
+func isCyrillicVowel(r rune) bool {
+	switch r {
+	case 'а', 'е', 'и', 'о', 'у', 'ы', 'э', 'ю', 'я', 'і', 'є', 'ь':
+		return true
+	}
+	return false
 }
 
 func hasSuffix(w, s []rune) bool {

@@ -58,9 +58,9 @@ func (p Preset) ForIntent(i Intent) Weights {
 	w := p.Weights
 	switch i {
 	case IntentRecent:
-		return concentrate(w, &w.Recency)
+		concentrate(&w, &w.Recency)
 	case IntentRules:
-		return concentrate(w, &w.Importance)
+		concentrate(&w, &w.Importance)
 	case IntentHowTo, IntentWhy:
 		half := w.Recency / 2
 		w.Recency -= half
@@ -71,7 +71,7 @@ func (p Preset) ForIntent(i Intent) Weights {
 
 // concentrate halves every weight of w except *target and adds the freed
 // mass to *target; target must point into w.
-func concentrate(w Weights, target *float64) Weights {
+func concentrate(w *Weights, target *float64) {
 	keep := *target
 	freed := 0.0
 	for _, p := range []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency} {
@@ -83,7 +83,6 @@ func concentrate(w Weights, target *float64) Weights {
 		freed += h
 	}
 	*target = keep + freed
-	return w
 }
 
 // KindBoost returns the multiplier (>= 1) an intent applies to the score
@@ -127,7 +126,7 @@ func KindBoost(i Intent, k mnemo.Kind) float64 {
 //     «вчера», «вчерашний», «недавно», «последний», «решили», «вчора»,
 //     «щойно», «вирішили» …
 //   - rules: "rules", "policy", "baseline", "requirements", "must",
-//     «правила», «политика», «регламент», «требования», «правила»,
+//     «правила», «политика», «регламент», «требования», «політика»,
 //     «вимоги», «заборонено» …
 func Classify(text string) Intent {
 	toks := tokenize(text)
@@ -135,10 +134,8 @@ func Classify(text string) Intent {
 		return IntentGeneral
 	}
 	for _, r := range classifier {
-		for _, p := range r.patterns {
-			if p.match(toks) {
-				return r.intent
-			}
+		if r.match(toks) {
+			return r.intent
 		}
 	}
 	return IntentGeneral
@@ -206,18 +203,24 @@ func (p pattern) match(toks []string) bool {
 		last = 0
 	}
 	for i := 0; i <= last; i++ {
-		ok := true
-		for j, m := range p.words {
-			if !m.match(toks[i+j]) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if p.matchAt(toks, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchAt reports whether p matches toks from index i on.
+func (p pattern) matchAt(toks []string, i int) bool {
+	if (p.anchored && i > 0) || i+len(p.words) > len(toks) {
+		return false
+	}
+	for j, m := range p.words {
+		if !m.match(toks[i+j]) {
+			return false
+		}
+	}
+	return true
 }
 
 func compile(src string) pattern {
@@ -239,9 +242,28 @@ func compile(src string) pattern {
 	return p
 }
 
+// rule is the compiled patterns of one intent: those whose first word is
+// exact, indexed by that word, and the rest.
 type rule struct {
-	intent   Intent
-	patterns []pattern
+	intent  Intent
+	byFirst map[string][]pattern
+	rest    []pattern
+}
+
+func (r rule) match(toks []string) bool {
+	for i, t := range toks {
+		for _, p := range r.byFirst[t] {
+			if p.matchAt(toks, i) {
+				return true
+			}
+		}
+	}
+	for _, p := range r.rest {
+		if p.match(toks) {
+			return true
+		}
+	}
+	return false
 }
 
 // classifier holds the rules in precedence order. Patterns are written in
@@ -327,9 +349,14 @@ func compileRules(in []struct {
 }) []rule {
 	out := make([]rule, len(in))
 	for i, r := range in {
-		out[i].intent = r.intent
-		for _, s := range r.src {
-			out[i].patterns = append(out[i].patterns, compile(s))
+		out[i] = rule{intent: r.intent, byFirst: map[string][]pattern{}}
+		for _, src := range r.src {
+			p := compile(src)
+			if first := p.words[0]; !first.prefix && !first.suffix {
+				out[i].byFirst[first.s] = append(out[i].byFirst[first.s], p)
+			} else {
+				out[i].rest = append(out[i].rest, p)
+			}
 		}
 	}
 	return out

@@ -30,12 +30,12 @@ type rowScanner interface{ Scan(dest ...any) error }
 // scanRecord reads one row of recordColumns.
 func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
 	var (
-		r                                        mnemo.Record
-		rowid                                    int64
-		bodyJSON, provJSON, tagsJSON             sql.NullString
+		r                                         mnemo.Record
+		rowid                                     int64
+		bodyJSON, provJSON, tagsJSON              sql.NullString
 		created, updated, accessed, from, to, del sql.NullInt64
-		emb                                      []byte
-		layer, kind                              string
+		emb                                       []byte
+		layer, kind                               string
 	)
 	err := sc.Scan(&rowid, &r.ID, &r.Namespace, &layer, &kind, &r.Scope, &r.Text, &bodyJSON,
 		&r.Importance, &r.Confidence, &r.Criticality, &r.Source, &provJSON, &r.Component, &tagsJSON,

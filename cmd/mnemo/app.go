@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tokenize"
+)
+
+// app holds what a command needs: flags, I/O and, opened lazily, the service.
+type app struct {
+	name   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	env    func(string) string
+
+	db        string
+	namespace string
+	json      bool
+
+	store *sqlite.Store
+	svc   *engine.Service
+}
+
+// globalFlags registers the flags every command accepts.
+func (a *app) globalFlags(fs *flag.FlagSet) {
+	if fs.Lookup("db") != nil {
+		return
+	}
+	fs.StringVar(&a.db, "db", a.db, "database file (env MNEMO_DB)")
+	fs.StringVar(&a.namespace, "namespace", a.namespace, "namespace (env MNEMO_NAMESPACE)")
+	fs.BoolVar(&a.json, "json", a.json, "machine-readable JSON output")
+}
+
+// dbPath resolves the database file: --db, else $MNEMO_DB, else the XDG data directory.
+func (a *app) dbPath() (string, error) {
+	if a.db != "" {
+		return a.db, nil
+	}
+	if p := a.env("MNEMO_DB"); p != "" {
+		return p, nil
+	}
+	dir := a.env("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find a home directory for the database: set MNEMO_DB or --db")
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "mnemo", "mnemo.db"), nil
+}
+
+func (a *app) ns() string {
+	if a.namespace != "" {
+		return a.namespace
+	}
+	if ns := a.env("MNEMO_NAMESPACE"); ns != "" {
+		return ns
+	}
+	return mnemo.DefaultNamespace
+}
+
+// caller is the local user: full clearance over their own database.
+func (a *app) caller() mnemo.Caller {
+	return mnemo.Caller{Name: "cli", Clearance: mnemo.MaxAccessLevel}
+}
+
+// embedder builds the configured embedder from the environment.
+func (a *app) embedder() (mnemo.Embedder, error) {
+	dim := 0
+	if v := a.env("MNEMO_EMBED_DIM"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("MNEMO_EMBED_DIM %q is not a positive integer", v)
+		}
+		dim = n
+	}
+	switch kind := a.env("MNEMO_EMBEDDER"); kind {
+	case "", "hash":
+		return embed.NewHash(dim), nil
+	case "openai":
+		key := a.env("MNEMO_EMBED_KEY")
+		if key == "" {
+			key = a.env("OPENAI_API_KEY")
+		}
+		base := a.env("MNEMO_EMBED_URL")
+		if base == "" {
+			base = "https://api.openai.com/v1"
+		}
+		return embed.NewOpenAI(embed.OpenAIConfig{BaseURL: base, Model: a.env("MNEMO_EMBED_MODEL"), APIKey: key, Dim: dim})
+	default:
+		return nil, fmt.Errorf("MNEMO_EMBEDDER %q is unknown (want hash or openai)", kind)
+	}
+}
+
+// engineConfig is everything but the store.
+func (a *app) engineConfig() (engine.Config, error) {
+	emb, err := a.embedder()
+	if err != nil {
+		return engine.Config{}, err
+	}
+	tok, err := tokenize.New(a.env("MNEMO_TOKENIZER"))
+	if err != nil {
+		return engine.Config{}, err
+	}
+	cfg := engine.Config{Embedder: embed.NewCached(emb, 1024), Tokenizer: tok, DefaultPreset: a.env("MNEMO_PRESET")}
+	if v := a.env("MNEMO_MAX_TEXT_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return cfg, fmt.Errorf("MNEMO_MAX_TEXT_BYTES %q is not a positive integer", v)
+		}
+		cfg.Limits.MaxTextBytes = n
+	}
+	if v := a.env("MNEMO_TRIAGE_CAPACITY"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return cfg, fmt.Errorf("MNEMO_TRIAGE_CAPACITY %q is not a non-negative number", v)
+		}
+		cfg.TriageCapacity = f
+	}
+	return cfg, nil
+}
+
+// service opens the store and the engine once per command.
+func (a *app) service(ctx context.Context) (*engine.Service, error) {
+	return a.openService(ctx, false)
+}
+
+func (a *app) openService(ctx context.Context, allowMismatch bool) (*engine.Service, error) {
+	if a.svc != nil {
+		return a.svc, nil
+	}
+	cfg, err := a.engineConfig()
+	if err != nil {
+		return nil, err
+	}
+	path, err := a.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: path, BusyTimeout: 30 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Store = st
+	cfg.AllowMismatch = allowMismatch
+	svc, err := engine.New(ctx, cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	a.store, a.svc = st, svc
+	return svc, nil
+}
+
+func (a *app) close() error {
+	var err error
+	if a.svc != nil {
+		err = a.svc.Close()
+	}
+	if a.store != nil {
+		if cerr := a.store.Close(); err == nil {
+			err = cerr
+		}
+	}
+	a.svc, a.store = nil, nil
+	return err
+}

@@ -1,0 +1,191 @@
+// Command mnemo is persistent memory for long-horizon AI agents and the
+// operators who supervise them. See `mnemo help`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand. Commands that need the store receive an *app.
+type command struct {
+	summary string
+	run     func(ctx context.Context, a *app, args []string) error
+	// raw commands manage their own flags, I/O and exit code (hooks must
+	// never fail their caller).
+	raw func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"remember": {summary: "store a memory", run: cmdRemember},
+		"recall":   {summary: "rank memories for a query, with factor breakdowns", run: cmdRecall},
+		"digest":   {summary: "token-budgeted context for a task (workflow_memory_query)", run: cmdDigest},
+		"show":     {summary: "show one record", run: cmdShow},
+		"edit":     {summary: "change fields of a record", run: cmdEdit},
+		"forget":   {summary: "forget a record (restorable)", run: cmdForget},
+		"restore":  {summary: "restore a forgotten record", run: cmdRestore},
+		"history":  {summary: "a record's audit history", run: cmdHistory},
+		"list":     {summary: "list records", run: cmdList},
+		"export":   {summary: "export the namespace as JSONL", run: cmdExport},
+		"import":   {summary: "import JSONL records", run: cmdImport},
+		"reembed":  {summary: "rebuild every vector with the configured embedder", run: cmdReembed},
+		"score":    {summary: "compute reference scores from JSONL on stdin", run: cmdScore},
+		"halflife": {summary: "print the resolved half-life of a scope", run: cmdHalflife},
+		"demo":     {summary: "load an example mission into a temporary store and print a digest", run: cmdDemo},
+		"version":  {summary: "print the version", run: cmdVersion},
+	}
+	for name, c := range extraCommands {
+		commands[name] = c
+	}
+}
+
+// extraCommands are registered by other files of this package.
+var extraCommands = map[string]command{}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `mnemo — persistent memory for long-horizon agents and their operators
+
+usage: mnemo [--db PATH] [--namespace NS] [--json] <command> [flags] [args]
+
+commands:`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, `
+global flags (also accepted after the command):
+  --db PATH          database file (env MNEMO_DB; default ~/.local/share/mnemo/mnemo.db)
+  --namespace NS     namespace (env MNEMO_NAMESPACE; default "default")
+  --json             machine-readable output
+
+environment: MNEMO_EMBEDDER (hash|openai), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
+MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES.
+Run 'mnemo <command> -h' for a command's flags.`)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: os.Getenv}
+	gfs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
+	gfs.SetOutput(stderr)
+	a.globalFlags(gfs)
+	gfs.Usage = func() { usage(stderr) }
+	if err := gfs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	rest := gfs.Args()
+	if len(rest) == 0 || rest[0] == "help" {
+		usage(stdout)
+		if len(rest) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[rest[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "mnemo: unknown command %q (run 'mnemo help')\n", rest[0])
+		return 2
+	}
+	if cmd.raw != nil {
+		return cmd.raw(ctx, rest[1:], stdin, stdout, stderr)
+	}
+	a.name = rest[0]
+	err := cmd.run(ctx, a, rest[1:])
+	if cerr := a.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "mnemo %s: %s\n", a.name, ue.msg)
+			return 2
+		}
+		fmt.Fprintf(stderr, "mnemo %s: %s\n", a.name, errText(err))
+		return 1
+	}
+	return 0
+}
+
+// errText is the message of err for a CLI user: coded messages as they are,
+// other errors in full (the local user owns the machine).
+func errText(err error) string {
+	var e *mnemo.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// parseFlags parses flags and positional arguments in any order.
+func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(a.stderr)
+	a.globalFlags(fs)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}

@@ -1,0 +1,225 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Embedder returns the embedder recorded for the store (zero if none yet).
+func (s *Store) Embedder(ctx context.Context) (mnemo.EmbedderInfo, error) {
+	var info mnemo.EmbedderInfo
+	var v string
+	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
+	if err == sql.ErrNoRows {
+		return info, nil
+	}
+	if err != nil {
+		return info, fmt.Errorf("sqlite: embedder: %w", err)
+	}
+	if err := json.Unmarshal([]byte(v), &info); err != nil {
+		return info, fmt.Errorf("sqlite: embedder: decode: %w", err)
+	}
+	return info, nil
+}
+
+// SetEmbedder records the embedder. A different recorded embedder is an
+// EMISMATCH error unless force is set.
+func (s *Store) SetEmbedder(ctx context.Context, info mnemo.EmbedderInfo, force bool) error {
+	if info.Name == "" || info.Dim <= 0 {
+		return fmt.Errorf("sqlite: set embedder: %w",
+			mnemo.Errorf(mnemo.EINVALID, "embedder needs a name and a positive dimension, got %q/%d", info.Name, info.Dim))
+	}
+	b, _ := json.Marshal(info)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
+		if err != nil && err != sql.ErrNoRows {
+			return err
+		}
+		if err == nil && !force {
+			var old mnemo.EmbedderInfo
+			if err := json.Unmarshal([]byte(v), &old); err != nil {
+				return fmt.Errorf("decode: %w", err)
+			}
+			if old == info {
+				return nil
+			}
+			return mnemo.Errorf(mnemo.EMISMATCH,
+				"the store was built with embedder %s (dim %d), not %s (dim %d): re-embed with force to switch",
+				old.Name, old.Dim, info.Name, info.Dim)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(b))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set embedder: %w", err)
+	}
+	return nil
+}
+
+// LogRetrieval appends a retrieval log entry.
+func (s *Store) LogRetrieval(ctx context.Context, l mnemo.RetrievalLog) error {
+	if l.ID == "" {
+		return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
+	}
+	if err := checkNamespace(l.Namespace); err != nil {
+		return fmt.Errorf("sqlite: log retrieval: %w", err)
+	}
+	if l.At.IsZero() {
+		l.At = s.now()
+	}
+	if l.IDs == nil {
+		l.IDs = []string{}
+	}
+	if l.Scores == nil {
+		l.Scores = []float64{}
+	}
+	for _, x := range l.Scores {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+		}
+	}
+	ids, _ := json.Marshal(l.IDs)
+	scores, _ := json.Marshal(l.Scores)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.ID, l.Namespace, l.At.UnixNano(), l.Operation, l.Query,
+			l.Caller, l.Session, string(ids), string(scores))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: log retrieval: %w", err)
+	}
+	return nil
+}
+
+// Retrievals returns the most recent retrieval log entries of a namespace,
+// newest first; limit 0 means 100.
+func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]mnemo.RetrievalLog, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, namespace, at, operation, query, caller, session, ids, scores
+		FROM retrievals WHERE namespace = ? ORDER BY at DESC, rowid DESC LIMIT ?`, namespace, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.RetrievalLog
+	for rows.Next() {
+		var l mnemo.RetrievalLog
+		var at int64
+		var ids, scores string
+		if err := rows.Scan(&l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &ids, &scores); err != nil {
+			return nil, fmt.Errorf("sqlite: retrievals: %w", err)
+		}
+		l.At = time.Unix(0, at).UTC()
+		if err := json.Unmarshal([]byte(ids), &l.IDs); err != nil {
+			return nil, fmt.Errorf("sqlite: retrievals: decode ids: %w", err)
+		}
+		if err := json.Unmarshal([]byte(scores), &l.Scores); err != nil {
+			return nil, fmt.Errorf("sqlite: retrievals: decode scores: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
+	}
+	return out, nil
+}
+
+// EachRecord calls fn with every record of every namespace, deleted
+// included, in id order. It reads in pages, so fn may write to the store.
+func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
+	after := ""
+	for {
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE id > ? ORDER BY id LIMIT 500`, after)
+		if err != nil {
+			return fmt.Errorf("sqlite: each record: %w", err)
+		}
+		var page []*mnemo.Record
+		for rows.Next() {
+			r, _, err := scanRecord(rows)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: each record: %w", err)
+			}
+			page = append(page, r)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("sqlite: each record: %w", err)
+		}
+		for _, r := range page {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(page) < 500 {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// SetEmbeddings replaces the vectors of records by id, in any namespace, in
+// one transaction. An unknown id is ENOTFOUND and nothing is written.
+func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		seq, err := bumpSeq(ctx, tx)
+		if err != nil {
+			return err
+		}
+		st, err := tx.PrepareContext(ctx, `UPDATE records SET embedding = ?, seq = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for id, v := range vecs {
+			res, err := st.ExecContext(ctx, encodeVector(v), seq, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set embeddings: %w", err)
+	}
+	return nil
+}
+
+// Namespaces lists the namespaces that hold records, sorted.
+func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT namespace FROM records ORDER BY namespace`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: namespaces: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var ns string
+		if err := rows.Scan(&ns); err != nil {
+			return nil, fmt.Errorf("sqlite: namespaces: %w", err)
+		}
+		out = append(out, ns)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: namespaces: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,287 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Keyword returns up to n live ids of the namespace ranked by BM25 for a
+// free-text query. The query is never parsed as FTS5 syntax: see matchExpr.
+func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	expr := matchExpr(query)
+	if expr == "" {
+		return nil, nil
+	}
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
+	defer s.idx.mu.RUnlock()
+	c := compile(sc, f, s.now())
+	rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, rank FROM records_fts WHERE records_fts MATCH ? ORDER BY rank`, expr)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
+	defer rows.Close()
+	var hits []mnemo.Hit
+	for rows.Next() {
+		var rowid int64
+		var rank float64
+		if err := rows.Scan(&rowid, &rank); err != nil {
+			return nil, fmt.Errorf("sqlite: keyword: %w", err)
+		}
+		i, ok := idx.pos[rowid]
+		if !ok || !c.matches(&idx.ents[i]) {
+			continue
+		}
+		hits = append(hits, mnemo.Hit{ID: idx.ents[i].id, Score: -rank})
+		if len(hits) == n {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
+	return hits, nil
+}
+
+// FloorQuery is the bare FTS5 baseline for benchmarks: the sanitised MATCH
+// ranked by BM25, limited to the namespace, with no other filter.
+func (s *Store) FloorQuery(ctx context.Context, namespace, query string, n int) ([]mnemo.Hit, error) {
+	expr := matchExpr(query)
+	if expr == "" || n <= 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT r.id, bm25(records_fts) FROM records_fts
+		JOIN records r ON r.rowid = records_fts.rowid
+		WHERE records_fts MATCH ? AND r.namespace = ? ORDER BY bm25(records_fts) LIMIT ?`, expr, namespace, n)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: floor query: %w", err)
+	}
+	defer rows.Close()
+	var hits []mnemo.Hit
+	for rows.Next() {
+		var h mnemo.Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, fmt.Errorf("sqlite: floor query: %w", err)
+		}
+		h.Score = -h.Score
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: floor query: %w", err)
+	}
+	return hits, nil
+}
+
+// maxQueryTokens caps the terms of a keyword query.
+const maxQueryTokens = 32
+
+// maxTokenRunes drops absurdly long "words" (no real word is that long).
+const maxTokenRunes = 64
+
+// stopwords are dropped from keyword queries unless nothing else remains.
+var stopwords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`
+		a an and are as at be but by did do does for from had has have how i if in into is it its
+		me my no not of on or our so than that the their them then there these they this to was
+		we were what when where which who why will with you your
+		а без би бы в во вот все всё да для до же за и из или к как ли мне мы на над не нет ни но
+		о об от по при с со так то ты у что чтобы это я его её ее он она они
+		і й та але або чи що як це ми ви від із з ще якщо який яка які де коли`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// matchExpr turns any text into a safe FTS5 MATCH expression: the word
+// tokens (runs of Unicode letters, digits and marks), lower-cased,
+// de-duplicated, each double-quoted, OR-ed together. Stopwords are dropped
+// unless only stopwords remain; at most maxQueryTokens terms are kept. It
+// returns "" when the text holds no word.
+func matchExpr(q string) string {
+	var words, stops []string
+	seen := make(map[string]bool)
+	var b strings.Builder
+	runes := 0
+	flush := func() {
+		if b.Len() == 0 {
+			return
+		}
+		w := strings.ToLower(b.String())
+		b.Reset()
+		long := runes > maxTokenRunes
+		runes = 0
+		if long || seen[w] {
+			return
+		}
+		seen[w] = true
+		if stopwords[w] {
+			if len(stops) < maxQueryTokens {
+				stops = append(stops, w)
+			}
+			return
+		}
+		words = append(words, w)
+	}
+	for i := 0; i < len(q) && len(words) < maxQueryTokens; {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		i += size
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) ||
+			(b.Len() > 0 && unicode.IsMark(r))) {
+			if runes <= maxTokenRunes {
+				b.WriteRune(r)
+			}
+			runes++
+			continue
+		}
+		flush()
+	}
+	if len(words) < maxQueryTokens {
+		flush()
+	}
+	if len(words) == 0 {
+		words = stops
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	for i, w := range words {
+		words[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(words, " OR ")
+}
+
+// Vector returns up to n live ids of the namespace ranked by cosine
+// similarity to v. Records without a vector of v's dimension are skipped.
+func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	if len(v) == 0 {
+		return nil, fmt.Errorf("sqlite: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector is empty"))
+	}
+	q := make([]float32, len(v))
+	var sum float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("sqlite: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector holds NaN or Inf"))
+		}
+		q[i] = x
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return nil, nil
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range q {
+		q[i] *= inv
+	}
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: vector: %w", err)
+	}
+	defer s.idx.mu.RUnlock()
+	c := compile(sc, f, s.now())
+
+	// Scan in parallel chunks when the namespace is large.
+	workers := 1
+	if len(idx.ents) >= 20000 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	parts := make([]hitHeap, workers)
+	var wg sync.WaitGroup
+	chunk := (len(idx.ents) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(idx.ents))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := make(hitHeap, 0, n+1)
+			for i := lo; i < hi; i++ {
+				e := &idx.ents[i]
+				if e.dim != len(q) || !c.matches(e) {
+					continue
+				}
+				score := dot(q, idx.vecs[e.off:e.off+e.dim])
+				if len(h) < n {
+					heap.Push(&h, scored{i, score})
+				} else if score > h[0].score {
+					h[0] = scored{i, score}
+					heap.Fix(&h, 0)
+				}
+			}
+			parts[w] = h
+		}()
+	}
+	wg.Wait()
+	var all []scored
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return idx.ents[all[i].i].id > idx.ents[all[j].i].id
+	})
+	if len(all) > n {
+		all = all[:n]
+	}
+	hits := make([]mnemo.Hit, len(all))
+	for i, x := range all {
+		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: float64(x.score)}
+	}
+	return hits, nil
+}
+
+// dot is the inner product of two equal-length vectors, with four
+// accumulators.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+type scored struct {
+	i     int
+	score float32
+}
+
+// hitHeap is a min-heap on score: its root is the worst kept hit.
+type hitHeap []scored
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
