@@ -99,7 +99,19 @@ func (a *app) embedder() (mnemo.Embedder, error) {
 		if base == "" {
 			base = "https://api.openai.com/v1"
 		}
-		return embed.NewOpenAI(embed.OpenAIConfig{BaseURL: base, Model: a.env("MNEMO_EMBED_MODEL"), APIKey: key, Dim: dim})
+		e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: base, Model: a.env("MNEMO_EMBED_MODEL"), APIKey: key, Dim: dim})
+		if err != nil {
+			return nil, err
+		}
+		if dim == 0 {
+			// The dimension is the model's: learn it before the store checks it.
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if _, err := e.Embed(ctx, []string{"dimension probe"}); err != nil {
+				return nil, fmt.Errorf("embedding endpoint %s: %w", base, err)
+			}
+		}
+		return e, nil
 	default:
 		return nil, fmt.Errorf("MNEMO_EMBEDDER %q is unknown (want hash or openai)", kind)
 	}

@@ -25,6 +25,7 @@ type scoreRow struct {
 	Beta       *float64 `json:"beta"`
 	Gamma      *float64 `json:"gamma"`
 	Floor      *float64 `json:"floor"`
+	Scope      *string  `json:"scope"` // resolves half_life when it is not given
 	Score      *float64 `json:"score"` // ignored: lets golden files be piped in as they are
 }
 
@@ -68,11 +69,12 @@ func cmdScore(ctx context.Context, a *app, args []string) error {
 		if r.Semantic == nil || r.Days == nil || r.Importance == nil {
 			return mnemo.Errorf(mnemo.EINVALID, "line %d: semantic, days and importance are required", line)
 		}
-		s := score.ComputeScore(*r.Semantic, *r.Days, *r.Importance, val(r.HalfLife, p.DefaultHalfLife),
-			val(r.Alpha, p.Weights.Semantic), val(r.Beta, p.Weights.Recency), val(r.Gamma, p.Weights.Importance), val(r.Floor, p.Floor))
-		if p.Decimals >= 0 {
-			s = score.Round(s, p.Decimals)
+		half := p.DefaultHalfLife
+		if r.Scope != nil {
+			half = p.HalfLife(*r.Scope)
 		}
+		s := score.ComputeScore(*r.Semantic, *r.Days, *r.Importance, val(r.HalfLife, half),
+			val(r.Alpha, p.Weights.Semantic), val(r.Beta, p.Weights.Recency), val(r.Gamma, p.Weights.Importance), val(r.Floor, p.Floor))
 		fmt.Fprintf(out, "{\"score\": %s}\n", strconv.FormatFloat(s, 'f', -1, 64))
 	}
 	if err := sc.Err(); err != nil {

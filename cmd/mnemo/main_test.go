@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// mnemoBin is a real mnemo binary built once for the process tests.
+var mnemoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mnemo-bin-")
+	if err != nil {
+		panic(err)
+	}
+	mnemoBin = filepath.Join(dir, "mnemo")
+	cmd := exec.Command("go", "build", "-o", mnemoBin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building mnemo: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs mnemo in-process against db and returns stdout, stderr and the exit code.
+func cli(t *testing.T, db, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := append([]string{"--db", db}, args...)
+	code := run(context.Background(), full, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func mustCLI(t *testing.T, db, stdin string, args ...string) string {
+	t.Helper()
+	out, errs, code := cli(t, db, stdin, args...)
+	if code != 0 {
+		t.Fatalf("mnemo %v: exit %d\n%s", args, code, errs)
+	}
+	return out
+}
+
+func TestRememberRecallDigestJSON(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	out := mustCLI(t, db, "", "--json", "remember", "--kind", "decision", "--scope", "/cases/passes", "--importance", "0.8",
+		"--ref", "issue:OPS-412", "--tag", "night", "--body", `{"title":"Route via Svalbard","alternatives":[{"option":"Wait","reason":"too slow"}]}`,
+		"Night passes go through Svalbard")
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("remember --json: %v\n%s", err, out)
+	}
+	id, _ := rec["id"].(string)
+	if id == "" || rec["layer"] != "workflow" || rec["tokens"].(float64) <= 0 {
+		t.Fatalf("remember --json: %v", rec)
+	}
+	mustCLI(t, db, "Svalbard uplink is limited to 150 W at night\n", "remember", "--scope", "/rules/safety", "-")
+
+	var recall struct {
+		Intent  string             `json:"intent"`
+		Weights map[string]float64 `json:"weights"`
+		Hits    []map[string]any   `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, db, "", "recall", "Svalbard night pass", "--json", "--k", "5")), &recall); err != nil {
+		t.Fatal(err)
+	}
+	if recall.Intent == "" || len(recall.Weights) < 6 || len(recall.Hits) != 2 {
+		t.Fatalf("recall --json: %+v", recall)
+	}
+	for _, k := range []string{"id", "score", "factors", "text", "layer", "kind", "provenance"} {
+		if _, ok := recall.Hits[0][k]; !ok {
+			t.Errorf("recall hit lacks %q", k)
+		}
+	}
+
+	var d map[string]any
+	if err := json.Unmarshal([]byte(mustCLI(t, db, "", "--json", "digest", "plan the Svalbard pass", "--budget", "300", "--scope", "all", "--filter", "layer=workflow")), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"task", "intent", "weights", "budget", "used_tokens", "entries", "omitted", "markdown"} {
+		if _, ok := d[k]; !ok {
+			t.Errorf("digest --json lacks %q", k)
+		}
+	}
+	entries := d["entries"].([]any)
+	if len(entries) != 1 {
+		t.Fatalf("filter layer=workflow: %d entries", len(entries))
+	}
+	e := entries[0].(map[string]any)
+	for _, k := range []string{"id", "layer", "kind", "score", "factors", "text", "provenance", "tokens"} {
+		if _, ok := e[k]; !ok {
+			t.Errorf("digest entry lacks %q", k)
+		}
+	}
+	if d["used_tokens"].(float64) > 300 {
+		t.Errorf("used %v tokens of 300", d["used_tokens"])
+	}
+	md := mustCLI(t, db, "", "digest", "plan the Svalbard pass")
+	if !strings.Contains(md, "rejected: Wait (too slow)") {
+		t.Errorf("markdown digest lacks the rejected alternative:\n%s", md)
+	}
+
+	// Edit, forget, restore, history, show, list.
+	mustCLI(t, db, "", "edit", id, "--importance", "0.9", "--tag", "critical")
+	mustCLI(t, db, "", "forget", id)
+	if strings.Contains(mustCLI(t, db, "", "list"), id) {
+		t.Error("forgotten record listed")
+	}
+	if !strings.Contains(mustCLI(t, db, "", "list", "--all"), id) {
+		t.Error("list --all misses the forgotten record")
+	}
+	mustCLI(t, db, "", "restore", id)
+	hist := mustCLI(t, db, "", "history", id)
+	for _, a := range []string{"create", "update", "forget", "restore"} {
+		if !strings.Contains(hist, a) {
+			t.Errorf("history lacks %s:\n%s", a, hist)
+		}
+	}
+	show := mustCLI(t, db, "", "show", id)
+	if !strings.Contains(show, "0.9") || !strings.Contains(show, "critical") {
+		t.Errorf("show after edit:\n%s", show)
+	}
+}
+
+func TestErrorsGoToStderr(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	cases := [][]string{
+		{"remember", "--layer", "semantic", "x"},
+		{"remember", "--importance", "2", "x"},
+		{"remember", ""},
+		{"recall"},
+		{"digest", "x", "--scope", "everything"},
+		{"digest", "x", "--filter", "nope=1"},
+		{"show", "01NOTTHERE"},
+		{"halflife", "no-slash"},
+		{"score", "--preset", "nope"},
+		{"nosuchcommand"},
+	}
+	for _, args := range cases {
+		out, errs, code := cli(t, db, "", args...)
+		if code == 0 || out != "" || !strings.HasPrefix(errs, "mnemo") {
+			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
+
+func TestScoreAndHalflifeMatchGolden(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	golden, err := os.ReadFile("../../testdata/golden/aura_compute_score.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustCLI(t, db, string(golden), "score", "--preset", "aura")
+	want := strings.Split(strings.TrimSpace(string(golden)), "\n")
+	got := strings.Split(strings.TrimSpace(out), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d outputs for %d inputs", len(got), len(want))
+	}
+	for i := range want {
+		var w, g struct{ Score float64 }
+		json.Unmarshal([]byte(want[i]), &w)
+		if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
+			t.Fatalf("line %d: %q", i+1, got[i])
+		}
+		if w.Score != g.Score {
+			t.Errorf("line %d: score %v, want %v", i+1, g.Score, w.Score)
+		}
+	}
+	hl, err := os.ReadFile("../../testdata/golden/aura_resolve_halflife.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(hl)), "\n") {
+		var row struct {
+			Scope    string  `json:"scope"`
+			HalfLife float64 `json:"half_life"`
+		}
+		json.Unmarshal([]byte(line), &row)
+		out, errs, code := cli(t, db, "", "halflife", "--preset", "aura", row.Scope)
+		if code != 0 {
+			// The reference resolves any string; mnemo rejects malformed scopes.
+			if mnemo.ValidateScope(row.Scope) == nil {
+				t.Errorf("halflife %q: %s", row.Scope, errs)
+			}
+			continue
+		}
+		if strings.TrimSpace(out) != strconv.FormatFloat(row.HalfLife, 'f', -1, 64) {
+			t.Errorf("halflife %q = %s, want %v", row.Scope, out, row.HalfLife)
+		}
+	}
+	if _, _, code := cli(t, db, "{\"semantic\": \"x\"}\n", "score"); code == 0 {
+		t.Error("bad score row accepted")
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out := mustCLI(t, filepath.Join(t.TempDir(), "unused.db"), "", "demo")
+	for _, want := range []string{"## Core", "## Workflow", "rejected: Wait for Inuvik", "of 1200 tokens"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// writeJSONL writes n records with fixed ids for import tests.
+func writeJSONL(t *testing.T, path, prefix string, n int) []string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	ids := make([]string, n)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		ids[i] = fmt.Sprintf("%s%08d", prefix, i)
+		rec := mnemo.Record{ID: ids[i], Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/ops",
+			Text:       fmt.Sprintf("Observation %d from %s: relay link margin %d dB at station %d", i, prefix, i%40, i%7),
+			Importance: 0.5, Confidence: 1, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		b, _ := json.Marshal(rec)
+		w.Write(append(b, '\n'))
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func TestKillDuringImportLosesNoAcknowledgedRecord(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	in := filepath.Join(dir, "big.jsonl")
+	ids := writeJSONL(t, in, "KILL", 60000)
+	cmd := exec.Command(mnemoBin, "--db", db, "import", in)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	acked, lines := 0, 0
+	for sc.Scan() {
+		// "written: N/M" is printed after each committed batch.
+		var n, m int
+		if _, err := fmt.Sscanf(sc.Text(), "written: %d/%d", &n, &m); err == nil {
+			acked, lines = n, lines+1
+			if lines == 5 {
+				cmd.Process.Kill() // SIGKILL
+				break
+			}
+		}
+	}
+	cmd.Wait()
+	if lines < 5 {
+		t.Fatalf("import finished or failed before the kill (%d progress lines)", lines)
+	}
+	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: db})
+	if err != nil {
+		t.Fatalf("reopening after kill -9: %v", err)
+	}
+	defer st.Close()
+	sc2 := mnemo.Scope{Namespace: mnemo.DefaultNamespace, Clearance: mnemo.MaxAccessLevel}
+	got, err := st.GetMany(context.Background(), sc2, ids[:acked])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != acked {
+		t.Fatalf("%d of %d acknowledged records survived kill -9", len(got), acked)
+	}
+	n, _ := st.Count(context.Background(), mnemo.DefaultNamespace)
+	t.Logf("killed after %d acknowledged records; %d present", acked, n)
+	// The import can be resumed: it is idempotent.
+	out := mustCLI(t, db, "", "import", in)
+	if !strings.Contains(out, "imported") {
+		t.Fatalf("resume: %s", out)
+	}
+	if n, _ := st.Count(context.Background(), mnemo.DefaultNamespace); n != len(ids) {
+		t.Fatalf("after resuming: %d records, want %d", n, len(ids))
+	}
+}
+
+func TestTwoProcessesWriteAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	// Create the database first so both processes race on writes, not on set-up.
+	mustCLI(t, db, "", "remember", "seed record")
+	var files [2]string
+	for i := range files {
+		files[i] = filepath.Join(dir, fmt.Sprintf("in%d.jsonl", i))
+		writeJSONL(t, files[i], fmt.Sprintf("P%d", i), 4000)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	outs := make([][]byte, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			var cmd *exec.Cmd
+			if i < 2 {
+				cmd = exec.Command(mnemoBin, "--db", db, "import", files[i])
+			} else {
+				// Single remembers interleaved with the imports.
+				cmd = exec.Command("sh", "-c", fmt.Sprintf(`for n in 1 2 3 4 5 6 7 8 9 10; do %s --db %s remember --no-dedup "process %d note $n" || exit 1; done`, mnemoBin, db, i))
+			}
+			outs[i], errs[i] = cmd.CombinedOutput()
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, _ := st.Count(context.Background(), mnemo.DefaultNamespace)
+	if want := 1 + 2*4000 + 2*10; n != want {
+		t.Fatalf("%d records, want %d: a write was lost", n, want)
+	}
+}

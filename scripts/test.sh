@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The whole test suite. Installs what the tests need when it is missing
+# (the npm MCP client used by the integration tests), then runs formatting
+# and vet checks, the race detector on the core packages, and every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+apt_install() {
+	if need apt-get; then
+		if [ "$(id -u)" = 0 ]; then
+			apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+		else
+			sudo apt-get update -qq >/dev/null && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+		fi
+	fi
+}
+
+need go || { echo "test: Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
+need git || apt_install git
+
+# Node.js and the pinned MCP TypeScript SDK client for the MCP integration tests.
+for dir in testdata/mcp-client; do
+	[ -f "$dir/package-lock.json" ] || continue
+	need npm || apt_install nodejs npm
+	if [ ! -d "$dir/node_modules" ]; then
+		echo "test: installing $dir (npm ci)"
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+done
+
+echo "test: gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+go vet ./...
+CGO_ENABLED=0 go build -o /dev/null ./cmd/mnemo
+
+echo "test: race detector on the core packages"
+core=$(go list . ./score/... ./engine/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... 2>/dev/null)
+go test -race -count=1 $core
+
+echo "test: all packages"
+go test -count=1 ./...

@@ -1,0 +1,72 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/storetest"
+)
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{`"" ** ()`, ""},
+		{"Hello, World!", `"hello" OR "world"`},
+		{`text:foo NEAR(bar`, `"text" OR "foo" OR "near" OR "bar"`},
+		{"the cat and the hat", `"cat" OR "hat"`},
+		{"the and", `"the" OR "and"`},
+		{"Київ і Москва", `"київ" OR "москва"`},
+		{"café\xffbar", `"café" OR "bar"`},
+		{"dup DUP Dup", `"dup"`},
+		{"alpha🔥beta", `"alpha" OR "beta"`},
+		{strings.Repeat("x", 100) + " ok", `"ok"`},
+	}
+	for _, tt := range tests {
+		if got := matchExpr(tt.in); got != tt.want {
+			t.Errorf("matchExpr(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	var many []string
+	for i := range 100 {
+		many = append(many, "w"+strings.Repeat("q", i%50)+string(rune('a'+i%26)))
+	}
+	if n := strings.Count(matchExpr(strings.Join(many, " ")), " OR ") + 1; n != maxQueryTokens {
+		t.Errorf("kept %d tokens, want %d", n, maxQueryTokens)
+	}
+}
+
+// FuzzKeyword checks that no query text makes Keyword fail. Its seed corpus
+// (storetest.HostileQueries) runs with every go test.
+func FuzzKeyword(f *testing.F) {
+	for _, q := range storetest.HostileQueries {
+		f.Add(q)
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Path: filepath.Join(f.TempDir(), "fuzz.db")})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	var recs []*mnemo.Record
+	for _, text := range []string{"alpha beta gamma", "Київ і Москва", "café naïve", "NEAR AND OR NOT text"} {
+		r := &mnemo.Record{ID: text, Namespace: "fz", Kind: mnemo.KindFact, Text: text}
+		r.Normalize(now)
+		recs = append(recs, r)
+	}
+	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if _, err := s.Keyword(ctx, mnemo.Scope{Namespace: "fz"}, q, mnemo.Filter{}, 10); err != nil {
+			t.Fatalf("Keyword(%q): %v", q, err)
+		}
+		if _, err := s.FloorQuery(ctx, "fz", q, 10); err != nil {
+			t.Fatalf("FloorQuery(%q): %v", q, err)
+		}
+	})
+}

@@ -1,0 +1,963 @@
+// Package storetest is the conformance suite every mnemo.Store must pass.
+// A backend's tests call Run with a function that opens a new, empty store;
+// the suite closes each store it opens.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/oklog/ulid/v2"
+)
+
+// Run runs every conformance test as a subtest of t. open must return a new,
+// empty store each time it is called.
+func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, mnemo.Store)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"InsertIdempotent", testInsertIdempotent},
+		{"InsertInvalid", testInsertInvalid},
+		{"NamespaceIsolation", testNamespaceIsolation},
+		{"Clearance", testClearance},
+		{"Filters", testFilters},
+		{"AsOf", testAsOf},
+		{"Deleted", testDeleted},
+		{"UpdateHistory", testUpdateHistory},
+		{"Touch", testTouch},
+		{"Retrievals", testRetrievals},
+		{"Embedder", testEmbedder},
+		{"EachRecordSetEmbeddings", testEachRecord},
+		{"KeywordHostile", testKeywordHostile},
+		{"KeywordMultilingual", testKeywordMultilingual},
+		{"KeywordRanking", testKeywordRanking},
+		{"VectorRanking", testVectorRanking},
+		{"ConcurrentInserts", testConcurrentInserts},
+		{"ListPagination", testListPagination},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			})
+			tt.fn(t, s)
+		})
+	}
+}
+
+// HostileQueries are keyword queries that must never cause an error.
+var HostileQueries = []string{
+	``, ` `, `"`, `""`, `"unterminated`, `'`, `''`, `*`, `**`, `alpha*`, `^alpha`, `-alpha`, `+alpha`,
+	`alpha AND`, `AND`, `OR`, `NOT`, `alpha OR OR beta`, `NOT alpha`, `alpha NOT`, `NEAR(`, `NEAR(alpha beta, 2)`,
+	`NEAR`, `(`, `)`, `((alpha)`, `text:alpha`, `{text}: alpha`, `records_fts:alpha`, `rank:1`, `col:`, `:`,
+	`alpha:beta:gamma`, `a"b"c`, `\`, `\\"`, `%`, `_`, `alpha%`, `;DROP TABLE records;--`, `' OR 1=1 --`,
+	`🔥🚀`, `alpha🔥beta`, `日本語のテキスト`, `Київ та Москва`, `ąęść żółw`, `café naïve`, "\x00", "alpha\x00beta",
+	"\xff\xfe\xfd", "alpha\xffbeta", "\u200b\u200d", "e\u0301", "\u0301", `1.5e10`, `0x1F`, `-1`, `a-b-c`,
+	`alpha - beta`, `$`, `@`, `#`, `~`, "\t\n\r", `.`, `..`, `...`, `!`, `?`, `<script>`, `AND OR NOT NEAR`,
+	`the`, `и в на`, strings.Repeat("alpha ", 5000), strings.Repeat("x", 100000), strings.Repeat(`"(`, 3000),
+	strings.Repeat("ab ", 200),
+}
+
+var (
+	bg   = context.Background()
+	base = time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
+)
+
+// newID returns a fresh time-ordered id.
+func newID() string { return ulid.Make().String() }
+
+// rec returns a minimal valid live record.
+func rec(ns, text string) *mnemo.Record {
+	return &mnemo.Record{
+		ID: newID(), Namespace: ns, Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
+		Text: text, Importance: 0.5, Confidence: 1, CreatedAt: base, UpdatedAt: base, ValidFrom: base,
+		Tokens: len(strings.Fields(text)),
+	}
+}
+
+// vec returns a deterministic unit-ish vector of dimension 8 for a seed.
+func vec(seed int) []float32 {
+	v := make([]float32, 8)
+	for i := range v {
+		v[i] = float32(math.Sin(float64(seed*31+i*7+1))) + 0.01
+	}
+	return v
+}
+
+func insert(t *testing.T, s mnemo.Store, recs ...*mnemo.Record) {
+	t.Helper()
+	skipped, err := s.Insert(bg, recs, "", "test")
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if skipped != 0 {
+		t.Fatalf("insert skipped %d records, want 0", skipped)
+	}
+}
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if got := mnemo.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	}
+}
+
+// canon returns r as JSON with times in UTC, plus its embedding, for comparison.
+func canon(t *testing.T, r *mnemo.Record) string {
+	t.Helper()
+	c := *r
+	utc := func(p *time.Time) *time.Time {
+		if p == nil {
+			return nil
+		}
+		u := p.UTC()
+		return &u
+	}
+	c.CreatedAt, c.UpdatedAt, c.ValidFrom = c.CreatedAt.UTC(), c.UpdatedAt.UTC(), c.ValidFrom.UTC()
+	c.LastAccessedAt, c.ValidTo, c.DeletedAt = utc(c.LastAccessedAt), utc(c.ValidTo), utc(c.DeletedAt)
+	b, err := json.Marshal(struct {
+		R   mnemo.Record
+		Emb []float32
+	}{c, c.Embedding})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func recordIDs(recs []*mnemo.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func hitIDs(hits []mnemo.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+func sorted(a []string) []string {
+	b := slices.Clone(a)
+	sort.Strings(b)
+	if b == nil {
+		b = []string{}
+	}
+	return b
+}
+
+func sameSet(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	g, w := sorted(got), sorted(want)
+	if !slices.Equal(g, w) {
+		t.Errorf("%s = %v, want %v", what, g, w)
+	}
+}
+
+func ptr(t time.Time) *time.Time { return &t }
+
+func testRoundTrip(t *testing.T, s mnemo.Store) {
+	accessed := base.Add(5 * time.Minute)
+	validTo := base.Add(100 * 365 * 24 * time.Hour)
+	dec := &mnemo.Record{
+		ID: newID(), Namespace: "rt", Layer: mnemo.LayerWorkflow, Kind: mnemo.KindDecision,
+		Scope: "/arch/storage", Text: "Use SQLite as the embedded store",
+		Decision: &mnemo.Decision{Title: "Embedded store", Context: "single binary", Decision: "SQLite via modernc",
+			Alternatives: []mnemo.Alternative{{Option: "bolt", Reason: "no SQL"}, {Option: "cgo sqlite"}},
+			Consequences: "pure Go", Principle: "no setup", Status: "accepted",
+			Constrains: []string{"d1", "d2"}, DependsOn: []string{"d0"}},
+		Importance: 0.9, Confidence: 0.7, Criticality: 0.3, Source: "import:adr",
+		Provenance: []string{"doc:adr/0001.md", "commit:abc123"}, Component: "store",
+		Tags: []string{"storage", "adr"}, Mission: "mnemo", AccessLevel: 2,
+		CreatedAt: base, UpdatedAt: base.Add(time.Minute), LastAccessedAt: &accessed, AccessCount: 3,
+		ValidFrom: base.Add(-time.Hour), ValidTo: &validTo, SupersededBy: "", Tokens: 42,
+		Embedding: []float32{0.25, -0.5, 1e-7, 3.5, -0, 0.125, 7, -9.75},
+	}
+	cor := &mnemo.Record{
+		ID: newID(), Namespace: "rt", Layer: mnemo.LayerPractitioner, Kind: mnemo.KindCorrection,
+		Scope: "/ops", Text: "Operator prefers short answers",
+		Correction: &mnemo.Correction{Class: "style", Category: "verbosity", Component: "digest",
+			Outcome: mnemo.OutcomeModified, Summary: "shorten", RetrievalID: "r1", MissingContext: true},
+		Importance: 0.1, Confidence: 0.5, Criticality: 1, Source: "observed", AccessLevel: 0,
+		CreatedAt: base, UpdatedAt: base, ValidFrom: base, SupersededBy: "someone", Tokens: 5,
+	}
+	deleted := rec("rt", "gone but gettable")
+	deleted.DeletedAt = ptr(base.Add(time.Second))
+	insert(t, s, dec, cor, deleted)
+	for _, want := range []*mnemo.Record{dec, cor, deleted} {
+		got, err := s.Get(bg, mnemo.Scope{Namespace: "rt", Clearance: 10}, want.ID)
+		if err != nil {
+			t.Fatalf("get %s: %v", want.ID, err)
+		}
+		if g, w := canon(t, got), canon(t, want); g != w {
+			t.Errorf("round trip of %s:\n got %s\nwant %s", want.Kind, g, w)
+		}
+	}
+	got, err := s.GetMany(bg, mnemo.Scope{Namespace: "rt", Clearance: 10}, []string{dec.ID, "missing", cor.ID, dec.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "GetMany", recordIDs(got), []string{dec.ID, cor.ID})
+	for _, r := range got {
+		if r.ID == dec.ID && canon(t, r) != canon(t, dec) {
+			t.Errorf("GetMany returned a different record than Get")
+		}
+	}
+	if _, err := s.Get(bg, mnemo.Scope{Namespace: "rt", Clearance: 10}, "missing"); err == nil {
+		t.Fatal("get of a missing id succeeded")
+	} else {
+		wantCode(t, err, mnemo.ENOTFOUND)
+	}
+}
+
+func testInsertIdempotent(t *testing.T, s mnemo.Store) {
+	a, b := rec("idem", "first text"), rec("idem", "second text")
+	insert(t, s, a)
+	changed := *a
+	changed.Text = "changed text"
+	skipped, err := s.Insert(bg, []*mnemo.Record{&changed, b}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped != 1 {
+		t.Errorf("skipped = %d, want 1", skipped)
+	}
+	got, err := s.Get(bg, mnemo.Scope{Namespace: "idem"}, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != "first text" {
+		t.Errorf("existing record was overwritten: text %q", got.Text)
+	}
+	if n, err := s.Count(bg, "idem"); err != nil || n != 2 {
+		t.Errorf("count = %d, %v; want 2", n, err)
+	}
+	hist, err := s.History(bg, mnemo.Scope{Namespace: "idem"}, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 1 || hist[0].Action != "create" {
+		t.Errorf("history after a skipped insert = %+v, want one create", hist)
+	}
+	if skipped, err := s.Insert(bg, nil, "", ""); err != nil || skipped != 0 {
+		t.Errorf("empty insert = %d, %v", skipped, err)
+	}
+}
+
+func testInsertInvalid(t *testing.T, s mnemo.Store) {
+	noID := rec("inv", "text")
+	noID.ID = ""
+	badNS := rec("bad namespace!", "text")
+	noNS := rec("", "text")
+	badLayer := rec("inv", "text")
+	badLayer.Layer = "nope"
+	empty := rec("inv", "   ")
+	nan := rec("inv", "text")
+	nan.Importance = math.NaN()
+	for name, r := range map[string]*mnemo.Record{"nil": nil, "no id": noID, "bad namespace": badNS,
+		"no namespace": noNS, "bad layer": badLayer, "empty text": empty, "NaN importance": nan} {
+		_, err := s.Insert(bg, []*mnemo.Record{rec("inv", "ok"), r}, "", "")
+		if mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("%s: error %v, want code %s", name, err, mnemo.EINVALID)
+		}
+	}
+	if n, _ := s.Count(bg, "inv"); n != 0 {
+		t.Errorf("a rejected batch wrote %d records", n)
+	}
+	r := rec("inv", "x")
+	if err := s.Update(bg, r, "update", ""); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("update of a missing record: %v, want %s", err, mnemo.ENOTFOUND)
+	}
+}
+
+func testNamespaceIsolation(t *testing.T, s mnemo.Store) {
+	a, b := rec("ns-a", "shared walrus text"), rec("ns-b", "shared walrus text")
+	a.Embedding, b.Embedding = vec(1), vec(1)
+	insert(t, s, a, b)
+	sa, sb := mnemo.Scope{Namespace: "ns-a"}, mnemo.Scope{Namespace: "ns-b"}
+	if _, err := s.Get(bg, sb, a.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("get across namespaces: %v", err)
+	}
+	if _, err := s.History(bg, sb, a.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("history across namespaces: %v", err)
+	}
+	got, err := s.GetMany(bg, sb, []string{a.ID, b.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "GetMany in ns-b", recordIDs(got), []string{b.ID})
+	list, err := s.List(bg, sa, mnemo.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "List ns-a", recordIDs(list), []string{a.ID})
+	kw, err := s.Keyword(bg, sb, "walrus", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "Keyword ns-b", hitIDs(kw), []string{b.ID})
+	vh, err := s.Vector(bg, sa, vec(1), mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "Vector ns-a", hitIDs(vh), []string{a.ID})
+	if n, _ := s.Count(bg, "ns-c"); n != 0 {
+		t.Errorf("count of an empty namespace = %d", n)
+	}
+	if err := s.Touch(bg, "ns-b", []string{a.ID}, base); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.Get(bg, sa, a.ID); r.AccessCount != 0 {
+		t.Errorf("touch in ns-b changed a record of ns-a")
+	}
+	nss, err := s.Namespaces(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sorted(nss), []string{"ns-a", "ns-b"}) {
+		t.Errorf("namespaces = %v", nss)
+	}
+}
+
+func testClearance(t *testing.T, s mnemo.Store) {
+	secret, open := rec("cl", "classified heron report"), rec("cl", "public heron report")
+	secret.AccessLevel, open.AccessLevel = 5, 0
+	secret.Embedding, open.Embedding = vec(2), vec(2)
+	insert(t, s, secret, open)
+	low, high := mnemo.Scope{Namespace: "cl", Clearance: 4}, mnemo.Scope{Namespace: "cl", Clearance: 5}
+
+	_, errHidden := s.Get(bg, low, secret.ID)
+	missing := newID()
+	_, errMissing := s.Get(bg, low, missing)
+	wantCode(t, errHidden, mnemo.ENOTFOUND)
+	if strings.ReplaceAll(errHidden.Error(), secret.ID, "ID") != strings.ReplaceAll(errMissing.Error(), missing, "ID") {
+		t.Errorf("hidden and missing errors differ: %q vs %q", errHidden, errMissing)
+	}
+	if _, err := s.Get(bg, high, secret.ID); err != nil {
+		t.Errorf("get with clearance 5: %v", err)
+	}
+	_, errH := s.History(bg, low, secret.ID)
+	wantCode(t, errH, mnemo.ENOTFOUND)
+	if h, err := s.History(bg, high, secret.ID); err != nil || len(h) != 1 {
+		t.Errorf("history with clearance: %v, %d revisions", err, len(h))
+	}
+	for _, c := range []struct {
+		sc   mnemo.Scope
+		want []string
+	}{{low, []string{open.ID}}, {high, []string{open.ID, secret.ID}}} {
+		got, err := s.GetMany(bg, c.sc, []string{secret.ID, open.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, fmt.Sprintf("GetMany clearance %d", c.sc.Clearance), recordIDs(got), c.want)
+		list, err := s.List(bg, c.sc, mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, fmt.Sprintf("List clearance %d", c.sc.Clearance), recordIDs(list), c.want)
+		kw, err := s.Keyword(bg, c.sc, "heron", mnemo.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, fmt.Sprintf("Keyword clearance %d", c.sc.Clearance), hitIDs(kw), c.want)
+		vh, err := s.Vector(bg, c.sc, vec(2), mnemo.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, fmt.Sprintf("Vector clearance %d", c.sc.Clearance), hitIDs(vh), c.want)
+	}
+	if n, _ := s.Count(bg, "cl"); n != 2 {
+		t.Errorf("count = %d, want 2 (all clearances)", n)
+	}
+}
+
+// filterRecord is a fixture for testFilters.
+type filterRecord struct {
+	layer       mnemo.Layer
+	kind        mnemo.Kind
+	scope       string
+	component   string
+	mission     string
+	tags        []string
+	criticality float64
+	ageHours    int
+	outcome     string
+}
+
+// expect is the reference semantics of a Filter, written independently of
+// any store.
+func expect(r *mnemo.Record, f mnemo.Filter) bool {
+	if len(f.Layers) > 0 && !slices.Contains(f.Layers, r.Layer) {
+		return false
+	}
+	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, r.Kind) {
+		return false
+	}
+	if p := strings.TrimRight(f.ScopePrefix, "/"); p != "" && r.Scope != p && !strings.HasPrefix(r.Scope, p+"/") {
+		return false
+	}
+	if f.Component != "" && r.Component != f.Component {
+		return false
+	}
+	if f.Mission != "" && r.Mission != f.Mission {
+		return false
+	}
+	for _, tag := range f.Tags {
+		if !slices.Contains(r.Tags, tag) {
+			return false
+		}
+	}
+	if r.Criticality < f.MinCriticality {
+		return false
+	}
+	if f.Since != nil && r.CreatedAt.Before(*f.Since) {
+		return false
+	}
+	if f.Until != nil && !r.CreatedAt.Before(*f.Until) {
+		return false
+	}
+	if f.Outcome != "" && (r.Correction == nil || r.Correction.Outcome != f.Outcome) {
+		return false
+	}
+	return true
+}
+
+func testFilters(t *testing.T, s mnemo.Store) {
+	fixtures := []filterRecord{
+		{mnemo.LayerDomain, mnemo.KindFact, "/a", "api", "m1", []string{"x"}, 0.1, 1, ""},
+		{mnemo.LayerDomain, mnemo.KindFact, "/a/b", "db", "m1", []string{"x", "y"}, 0.5, 2, ""},
+		{mnemo.LayerDomain, mnemo.KindFact, "/ab", "api", "m2", []string{"y"}, 0.9, 3, ""},
+		{mnemo.LayerWorkflow, mnemo.KindDecision, "/", "", "m2", nil, 0.2, 4, ""},
+		{mnemo.LayerWorkflow, mnemo.KindProcedure, "/c/d/e", "db", "", []string{"x", "y", "z"}, 0.7, 5, ""},
+		{mnemo.LayerPractitioner, mnemo.KindCorrection, "/a", "api", "m1", []string{"z"}, 0.5, 6, mnemo.OutcomeAccepted},
+		{mnemo.LayerPractitioner, mnemo.KindCorrection, "/ops", "", "m1", nil, 0.95, 7, mnemo.OutcomeRejected},
+		{mnemo.LayerPractitioner, mnemo.KindPreference, "/a/bc", "db", "m2", []string{"x"}, 0, 8, ""},
+	}
+	var recs []*mnemo.Record
+	for i, fx := range fixtures {
+		r := rec("flt", fmt.Sprintf("zebra crossing number %d", i))
+		r.Layer, r.Kind, r.Scope, r.Component, r.Mission = fx.layer, fx.kind, fx.scope, fx.component, fx.mission
+		r.Tags, r.Criticality = fx.tags, fx.criticality
+		r.CreatedAt = base.Add(-time.Duration(fx.ageHours) * time.Hour)
+		r.UpdatedAt, r.ValidFrom = r.CreatedAt, r.CreatedAt
+		if fx.outcome != "" {
+			r.Correction = &mnemo.Correction{Outcome: fx.outcome, Summary: "s"}
+		}
+		if fx.kind == mnemo.KindDecision {
+			r.Decision = &mnemo.Decision{Title: "t"}
+		}
+		r.Embedding = vec(100 + i)
+		r.Embedding[0] += 5 // every vector close to the query
+		recs = append(recs, r)
+	}
+	insert(t, s, recs...)
+	query := vec(0)
+	query[0] += 5
+	cases := []struct {
+		name string
+		f    mnemo.Filter
+	}{
+		{"none", mnemo.Filter{}},
+		{"layers", mnemo.Filter{Layers: []mnemo.Layer{mnemo.LayerDomain, mnemo.LayerPractitioner}}},
+		{"kinds", mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}}},
+		{"scope /a", mnemo.Filter{ScopePrefix: "/a"}},
+		{"scope /a/", mnemo.Filter{ScopePrefix: "/a/"}},
+		{"scope /a/b", mnemo.Filter{ScopePrefix: "/a/b"}},
+		{"scope /c", mnemo.Filter{ScopePrefix: "/c"}},
+		{"scope /", mnemo.Filter{ScopePrefix: "/"}},
+		{"component", mnemo.Filter{Component: "db"}},
+		{"mission", mnemo.Filter{Mission: "m2"}},
+		{"tag x", mnemo.Filter{Tags: []string{"x"}}},
+		{"tags x y", mnemo.Filter{Tags: []string{"x", "y"}}},
+		{"min criticality", mnemo.Filter{MinCriticality: 0.5}},
+		{"since", mnemo.Filter{Since: ptr(base.Add(-4 * time.Hour))}},
+		{"until", mnemo.Filter{Until: ptr(base.Add(-4 * time.Hour))}},
+		{"since until", mnemo.Filter{Since: ptr(base.Add(-6 * time.Hour)), Until: ptr(base.Add(-2 * time.Hour))}},
+		{"outcome", mnemo.Filter{Outcome: mnemo.OutcomeAccepted}},
+		{"combined", mnemo.Filter{ScopePrefix: "/a", Component: "api", Tags: []string{"x"}, Mission: "m1"}},
+		{"nothing", mnemo.Filter{Component: "api", Kinds: []mnemo.Kind{mnemo.KindProcedure}}},
+	}
+	sc := mnemo.Scope{Namespace: "flt"}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want []string
+			for _, r := range recs {
+				if expect(r, c.f) {
+					want = append(want, r.ID)
+				}
+			}
+			if len(want) == 0 && c.name != "nothing" {
+				t.Fatalf("fixture yields no record for %s", c.name)
+			}
+			list, err := s.List(bg, sc, mnemo.ListOptions{Filter: c.f, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, "List", recordIDs(list), want)
+			kw, err := s.Keyword(bg, sc, "zebra", c.f, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, "Keyword", hitIDs(kw), want)
+			vh, err := s.Vector(bg, sc, query, c.f, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, "Vector", hitIDs(vh), want)
+		})
+	}
+}
+
+func testAsOf(t *testing.T, s mnemo.Store) {
+	t0, t1 := base.Add(-48*time.Hour), base.Add(-24*time.Hour)
+	old, cur := rec("asof", "capital owl fact old"), rec("asof", "capital owl fact new")
+	old.CreatedAt, old.ValidFrom, old.ValidTo, old.SupersededBy = t0, t0, ptr(t1), cur.ID
+	cur.CreatedAt, cur.ValidFrom = t1, t1
+	future := rec("asof", "capital owl fact future")
+	future.ValidFrom = time.Now().UTC().Add(24 * time.Hour)
+	old.Embedding, cur.Embedding, future.Embedding = vec(3), vec(3), vec(3)
+	insert(t, s, old, cur, future)
+	sc := mnemo.Scope{Namespace: "asof"}
+	cases := []struct {
+		name string
+		asOf *time.Time
+		want []string
+	}{
+		{"now", nil, []string{cur.ID}},
+		{"between", ptr(t0.Add(time.Hour)), []string{old.ID}},
+		{"at valid_from", ptr(t0), []string{old.ID}},
+		{"at valid_to", ptr(t1), []string{cur.ID}},
+		{"before", ptr(t0.Add(-time.Hour)), nil},
+		{"in the future", ptr(future.ValidFrom.Add(time.Hour)), []string{cur.ID, future.ID}},
+	}
+	for _, c := range cases {
+		f := mnemo.Filter{AsOf: c.asOf}
+		list, err := s.List(bg, sc, mnemo.ListOptions{Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, c.name+": List", recordIDs(list), c.want)
+		kw, err := s.Keyword(bg, sc, "owl", f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, c.name+": Keyword", hitIDs(kw), c.want)
+		vh, err := s.Vector(bg, sc, vec(3), f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, c.name+": Vector", hitIDs(vh), c.want)
+	}
+	all, err := s.List(bg, sc, mnemo.ListOptions{IncludeHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "List IncludeHistory", recordIDs(all), []string{old.ID, cur.ID, future.ID})
+	if n, _ := s.Count(bg, "asof"); n != 1 {
+		t.Errorf("count = %d, want 1 live record", n)
+	}
+}
+
+func testDeleted(t *testing.T, s mnemo.Store) {
+	live, gone := rec("del", "lynx alive"), rec("del", "lynx forgotten")
+	gone.DeletedAt = ptr(base)
+	live.Embedding, gone.Embedding = vec(4), vec(4)
+	insert(t, s, live, gone)
+	sc := mnemo.Scope{Namespace: "del"}
+	if r, err := s.Get(bg, sc, gone.ID); err != nil || r.DeletedAt == nil {
+		t.Errorf("get of a deleted record: %v", err)
+	}
+	list, _ := s.List(bg, sc, mnemo.ListOptions{})
+	sameSet(t, "List", recordIDs(list), []string{live.ID})
+	list, _ = s.List(bg, sc, mnemo.ListOptions{IncludeDeleted: true})
+	sameSet(t, "List IncludeDeleted", recordIDs(list), []string{live.ID, gone.ID})
+	kw, err := s.Keyword(bg, sc, "lynx", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "Keyword", hitIDs(kw), []string{live.ID})
+	vh, err := s.Vector(bg, sc, vec(4), mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "Vector", hitIDs(vh), []string{live.ID})
+	if n, _ := s.Count(bg, "del"); n != 1 {
+		t.Errorf("count = %d, want 1", n)
+	}
+	// Forget the live one through Update and check every channel again.
+	if _, err := s.Keyword(bg, sc, "lynx", mnemo.Filter{}, 10); err != nil { // warm any index
+		t.Fatal(err)
+	}
+	live.DeletedAt = ptr(base.Add(time.Minute))
+	if err := s.Update(bg, live, "forget", "op"); err != nil {
+		t.Fatal(err)
+	}
+	kw, _ = s.Keyword(bg, sc, "lynx", mnemo.Filter{}, 10)
+	vh, _ = s.Vector(bg, sc, vec(4), mnemo.Filter{}, 10)
+	list, _ = s.List(bg, sc, mnemo.ListOptions{})
+	if len(kw)+len(vh)+len(list) != 0 {
+		t.Errorf("forgotten record still found: keyword %v vector %v list %d", kw, vh, len(list))
+	}
+}
+
+func testUpdateHistory(t *testing.T, s mnemo.Store) {
+	r := rec("upd", "the badger sleeps")
+	r.Embedding = vec(5)
+	insert(t, s, r)
+	sc := mnemo.Scope{Namespace: "upd"}
+	if _, err := s.Keyword(bg, sc, "badger", mnemo.Filter{}, 10); err != nil { // warm any index
+		t.Fatal(err)
+	}
+	r.Text, r.Embedding, r.Tags = "the falcon hunts", vec(6), []string{"bird"}
+	r.UpdatedAt = base.Add(time.Minute)
+	if err := s.Update(bg, r, "update", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	r.Importance = 0.05
+	if err := s.Update(bg, r, "archive", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(bg, sc, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canon(t, got) != canon(t, r) {
+		t.Errorf("after update:\n got %s\nwant %s", canon(t, got), canon(t, r))
+	}
+	if kw, _ := s.Keyword(bg, sc, "badger", mnemo.Filter{}, 10); len(kw) != 0 {
+		t.Errorf("old text still matches: %v", kw)
+	}
+	if kw, _ := s.Keyword(bg, sc, "falcon", mnemo.Filter{Tags: []string{"bird"}}, 10); len(kw) != 1 {
+		t.Errorf("new text and tag do not match: %v", kw)
+	}
+	vh, err := s.Vector(bg, sc, vec(6), mnemo.Filter{}, 1)
+	if err != nil || len(vh) != 1 || vh[0].Score < 0.999 {
+		t.Errorf("vector after update = %v, %v; want the new vector with cosine 1", vh, err)
+	}
+	hist, err := s.History(bg, sc, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for i, h := range hist {
+		actions = append(actions, h.Action+"/"+h.Actor)
+		if h.Record == nil || h.Record.ID != r.ID {
+			t.Fatalf("revision %d has no record", i)
+		}
+		if i > 0 && (h.Seq <= hist[i-1].Seq || h.At.Before(hist[i-1].At)) {
+			t.Errorf("revisions out of order: %+v", hist)
+		}
+	}
+	if strings.Join(actions, ",") != "create/test,update/alice,archive/bob" {
+		t.Errorf("history actions = %v", actions)
+	}
+	if len(hist) == 3 && (hist[0].Record.Text != "the badger sleeps" || hist[2].Record.Importance != 0.05) {
+		t.Errorf("revisions do not hold the record as it was")
+	}
+}
+
+func testTouch(t *testing.T, s mnemo.Store) {
+	a, b := rec("touch", "a"), rec("touch", "b")
+	insert(t, s, a, b)
+	at := base.Add(30 * time.Minute)
+	for range 2 {
+		if err := s.Touch(bg, "touch", []string{a.ID, "missing"}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.Get(bg, mnemo.Scope{Namespace: "touch"}, a.ID)
+	if got.AccessCount != 2 || got.LastAccessedAt == nil || !got.LastAccessedAt.Equal(at) {
+		t.Errorf("after touch: count %d, last %v", got.AccessCount, got.LastAccessedAt)
+	}
+	got, _ = s.Get(bg, mnemo.Scope{Namespace: "touch"}, b.ID)
+	if got.AccessCount != 0 || got.LastAccessedAt != nil {
+		t.Errorf("untouched record changed")
+	}
+	if err := s.Touch(bg, "touch", nil, at); err != nil {
+		t.Errorf("empty touch: %v", err)
+	}
+}
+
+func testRetrievals(t *testing.T, s mnemo.Store) {
+	for i := range 3 {
+		l := mnemo.RetrievalLog{ID: newID(), Namespace: "ret", At: base.Add(time.Duration(i) * time.Minute),
+			Operation: "digest", Query: fmt.Sprintf("query %d", i), Caller: "cli", Session: "s1",
+			IDs: []string{"a", "b"}, Scores: []float64{0.9, 0.25}}
+		if err := s.LogRetrieval(bg, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.LogRetrieval(bg, mnemo.RetrievalLog{ID: newID(), Namespace: "other", At: base, Operation: "recall"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Retrievals(bg, "ret", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Query != "query 2" || got[1].Query != "query 1" {
+		t.Fatalf("retrievals = %+v", got)
+	}
+	g := got[0]
+	if g.Namespace != "ret" || g.Operation != "digest" || g.Caller != "cli" || g.Session != "s1" ||
+		!g.At.Equal(base.Add(2*time.Minute)) || !slices.Equal(g.IDs, []string{"a", "b"}) ||
+		!slices.Equal(g.Scores, []float64{0.9, 0.25}) {
+		t.Errorf("retrieval round trip = %+v", g)
+	}
+	if all, _ := s.Retrievals(bg, "ret", 0); len(all) != 3 {
+		t.Errorf("retrievals with default limit = %d, want 3", len(all))
+	}
+}
+
+func testEmbedder(t *testing.T, s mnemo.Store) {
+	info, err := s.Embedder(bg)
+	if err != nil || info != (mnemo.EmbedderInfo{}) {
+		t.Fatalf("embedder of a new store = %+v, %v", info, err)
+	}
+	hash := mnemo.EmbedderInfo{Name: "hash", Dim: 384}
+	if err := s.SetEmbedder(bg, hash, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetEmbedder(bg, hash, false); err != nil {
+		t.Errorf("setting the same embedder again: %v", err)
+	}
+	other := mnemo.EmbedderInfo{Name: "openai:text-embedding-3-small", Dim: 1536}
+	err = s.SetEmbedder(bg, other, false)
+	wantCode(t, err, mnemo.EMISMATCH)
+	if msg := mnemo.ErrorMessage(err); !strings.Contains(msg, "hash") || !strings.Contains(msg, other.Name) {
+		t.Errorf("mismatch message %q does not name both embedders", msg)
+	}
+	if info, _ := s.Embedder(bg); info != hash {
+		t.Errorf("a refused SetEmbedder changed the embedder to %+v", info)
+	}
+	if err := s.SetEmbedder(bg, other, true); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := s.Embedder(bg); info != other {
+		t.Errorf("embedder after force = %+v", info)
+	}
+	wantCode(t, s.SetEmbedder(bg, mnemo.EmbedderInfo{}, true), mnemo.EINVALID)
+}
+
+func testEachRecord(t *testing.T, s mnemo.Store) {
+	a, b, c := rec("each-1", "one"), rec("each-2", "two"), rec("each-1", "three")
+	c.DeletedAt = ptr(base)
+	a.Embedding, b.Embedding, c.Embedding = vec(7), vec(8), vec(9)
+	insert(t, s, a, b, c)
+	var seen []string
+	err := s.EachRecord(bg, func(r *mnemo.Record) error {
+		seen = append(seen, r.ID)
+		return s.SetEmbeddings(bg, map[string][]float32{r.ID: vec(10)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, sorted([]string{a.ID, b.ID, c.ID})) {
+		t.Errorf("EachRecord visited %v, want all three in id order", seen)
+	}
+	vh, err := s.Vector(bg, mnemo.Scope{Namespace: "each-1"}, vec(10), mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vh) != 1 || vh[0].ID != a.ID || vh[0].Score < 0.999 {
+		t.Errorf("vector after re-embedding = %v", vh)
+	}
+	got, _ := s.Get(bg, mnemo.Scope{Namespace: "each-2"}, b.ID)
+	if !slices.Equal(got.Embedding, vec(10)) {
+		t.Errorf("SetEmbeddings did not store the vector")
+	}
+	wantCode(t, s.SetEmbeddings(bg, map[string][]float32{"missing": vec(1)}), mnemo.ENOTFOUND)
+	stop := fmt.Errorf("stop")
+	if err := s.EachRecord(bg, func(*mnemo.Record) error { return stop }); err != stop {
+		t.Errorf("EachRecord did not return fn's error: %v", err)
+	}
+}
+
+func testKeywordHostile(t *testing.T, s mnemo.Store) {
+	insert(t, s, rec("hostile", "alpha beta gamma"), rec("hostile", "column records body"),
+		rec("hostile", "Київ and Москва"), rec("hostile", "café au lait"))
+	sc := mnemo.Scope{Namespace: "hostile"}
+	for _, q := range HostileQueries {
+		if _, err := s.Keyword(bg, sc, q, mnemo.Filter{}, 10); err != nil {
+			name := q
+			if len(name) > 40 {
+				name = name[:40] + "…"
+			}
+			t.Errorf("Keyword(%q): %v", name, err)
+		}
+	}
+	for _, q := range []string{`"alpha`, `alpha*`, `text:alpha`, `NEAR(alpha`, `-alpha`, `alpha🔥`, "alpha\xff", `(alpha OR`} {
+		hits, err := s.Keyword(bg, sc, q, mnemo.Filter{}, 10)
+		if err != nil || len(hits) != 1 {
+			t.Errorf("Keyword(%q) = %v, %v; want the alpha record", q, hits, err)
+		}
+	}
+}
+
+func testKeywordMultilingual(t *testing.T, s mnemo.Store) {
+	ua, ru, fr := rec("ml", "Столиця України — Київ, місто над Дніпром"), rec("ml", "Москва стоит на реке Москве"),
+		rec("ml", "Un café crème à Paris")
+	stop := rec("ml", "to be or not to be")
+	insert(t, s, ua, ru, fr, stop)
+	sc := mnemo.Scope{Namespace: "ml"}
+	for _, c := range []struct{ q, want string }{
+		{"КИЇВ", ua.ID}, {"київ", ua.ID}, {"дніпром", ua.ID}, {"МОСКВА", ru.ID}, {"москва", ru.ID},
+		{"cafe", fr.ID}, {"CAFÉ", fr.ID}, {"creme", fr.ID}, {"what is the cafe", fr.ID}, {"to be", stop.ID},
+	} {
+		hits, err := s.Keyword(bg, sc, c.q, mnemo.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].ID != c.want {
+			t.Errorf("Keyword(%q) = %v, want %s first", c.q, hits, c.want)
+		}
+	}
+}
+
+func testKeywordRanking(t *testing.T, s mnemo.Store) {
+	strong := rec("rank", "otter otter otter habitat")
+	weak := rec("rank", "the river holds fish, stones, weeds and one otter among many other animals")
+	none := rec("rank", "nothing relevant here")
+	insert(t, s, strong, weak, none)
+	hits, err := s.Keyword(bg, mnemo.Scope{Namespace: "rank"}, "otter", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].ID != strong.ID || hits[1].ID != weak.ID {
+		t.Fatalf("hits = %v, want strong then weak", hits)
+	}
+	if !(hits[0].Score > hits[1].Score && hits[1].Score > 0) {
+		t.Errorf("scores %v: want positive, higher is better", hits)
+	}
+	if hits, _ := s.Keyword(bg, mnemo.Scope{Namespace: "rank"}, "otter", mnemo.Filter{}, 1); len(hits) != 1 {
+		t.Errorf("n=1 returned %d hits", len(hits))
+	}
+	if hits, err := s.Keyword(bg, mnemo.Scope{Namespace: "rank"}, "otter", mnemo.Filter{}, 0); err != nil || len(hits) != 0 {
+		t.Errorf("n=0 returned %v, %v", hits, err)
+	}
+}
+
+func testVectorRanking(t *testing.T, s mnemo.Store) {
+	var recs []*mnemo.Record
+	for i := range 20 {
+		r := rec("vec", fmt.Sprintf("vector record %d", i))
+		r.Embedding = vec(200 + i)
+		recs = append(recs, r)
+	}
+	noVec := rec("vec", "record without a vector")
+	insert(t, s, append(recs, noVec)...)
+	sc := mnemo.Scope{Namespace: "vec"}
+	// Scaling the query must not change cosine ranking.
+	q := vec(207)
+	for i := range q {
+		q[i] *= 3
+	}
+	hits, err := s.Vector(bg, sc, q, mnemo.Filter{}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || hits[0].ID != recs[7].ID || math.Abs(hits[0].Score-1) > 1e-4 {
+		t.Fatalf("hits = %v, want %s first with cosine 1", hits, recs[7].ID)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Errorf("hits not sorted: %v", hits)
+		}
+	}
+	all, _ := s.Vector(bg, sc, q, mnemo.Filter{}, 100)
+	if len(all) != 20 {
+		t.Errorf("vector returned %d hits, want the 20 records with vectors", len(all))
+	}
+	if _, err := s.Vector(bg, sc, nil, mnemo.Filter{}, 5); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("empty query vector: %v, want %s", err, mnemo.EINVALID)
+	}
+}
+
+func testConcurrentInserts(t *testing.T, s mnemo.Store) {
+	const workers, batches, per = 4, 5, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*batches)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				var recs []*mnemo.Record
+				for i := range per {
+					r := rec("conc", fmt.Sprintf("worker %d batch %d record %d", w, b, i))
+					r.Embedding = vec(w*1000 + b*10 + i)
+					recs = append(recs, r)
+				}
+				if _, err := s.Insert(bg, recs, "", ""); err != nil {
+					errs <- err
+				}
+				if _, err := s.Keyword(bg, mnemo.Scope{Namespace: "conc"}, "worker", mnemo.Filter{}, 5); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n, _ := s.Count(bg, "conc"); n != workers*batches*per {
+		t.Errorf("count = %d, want %d", n, workers*batches*per)
+	}
+	hits, _ := s.Vector(bg, mnemo.Scope{Namespace: "conc"}, vec(1), mnemo.Filter{}, 1000)
+	if len(hits) != workers*batches*per {
+		t.Errorf("vector sees %d records, want %d", len(hits), workers*batches*per)
+	}
+}
+
+func testListPagination(t *testing.T, s mnemo.Store) {
+	var want []string
+	for i := range 25 {
+		r := rec("page", fmt.Sprintf("page record %d", i))
+		insert(t, s, r)
+		want = append(want, r.ID)
+	}
+	slices.Reverse(want)
+	sc := mnemo.Scope{Namespace: "page"}
+	var got []string
+	after := ""
+	for range 10 {
+		page, err := s.List(bg, sc, mnemo.ListOptions{Limit: 10, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, recordIDs(page)...)
+		if len(page) < 10 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages = %v\nwant %v", got, want)
+	}
+	all, _ := s.List(bg, sc, mnemo.ListOptions{})
+	if len(all) != 25 {
+		t.Errorf("default limit returned %d", len(all))
+	}
+	if _, err := s.List(bg, sc, mnemo.ListOptions{Limit: -1}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("negative limit: %v", err)
+	}
+}
