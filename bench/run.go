@@ -1,0 +1,385 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/score"
+	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tokenize"
+)
+
+// Method names, in table order.
+const (
+	MethodHybrid  = "hybrid"  // the engine's default ranking (Recall, Digest)
+	MethodBM25    = "bm25"    // store.Keyword only
+	MethodVector  = "vector"  // store.Vector only
+	MethodRecency = "recency" // most recent turns first
+)
+
+// Methods lists the methods every LoCoMo run compares.
+var Methods = []string{MethodHybrid, MethodBM25, MethodVector, MethodRecency}
+
+// Default LoCoMo settings.
+var (
+	DefaultKs      = []int{5, 10, 20}
+	DefaultBudgets = []int{500, 1000, 2000}
+)
+
+// DefaultDepth is the length of each method's ranked list (MRR is MRR@depth).
+const DefaultDepth = 100
+
+// LoCoMoOptions configure RunLoCoMo. The zero value runs the hash embedder,
+// the default preset, k = 5, 10, 20 and budgets 500, 1000, 2000.
+type LoCoMoOptions struct {
+	Embedder  mnemo.Embedder  // nil: embed.NewHash(0)
+	Tokenizer mnemo.Tokenizer // nil: tokenize.New("")
+	Preset    string          // scoring preset of the hybrid method; "" = default
+	Ks        []int           // recall@k cut-offs
+	Budgets   []int           // token budgets of "recall within budget"
+	Depth     int             // ranked-list length; DefaultDepth when 0
+	Dir       string          // where the temporary store goes; "" = a new temp dir, removed after
+	Workers   int             // conversations evaluated in parallel; 0 = min(2, GOMAXPROCS)
+	// Progress, when set, is called after each question with the number done
+	// and the total (calls are serialised).
+	Progress func(done, total int)
+}
+
+// LoCoMoReport is the outcome of a run. Its JSON form is
+// {"questions", "skipped_evidence", "methods": [...]}; the other fields
+// describe the run for the Markdown report.
+type LoCoMoReport struct {
+	Questions       int            `json:"questions"`        // questions scored (with evidence), all categories
+	SkippedEvidence int            `json:"skipped_evidence"` // evidence references that did not resolve
+	Methods         []MethodResult `json:"methods"`
+
+	Conversations    int           `json:"-"`
+	Turns            int           `json:"-"`
+	Unscorable       int           `json:"-"` // questions left out: no evidence turn resolved
+	RepairedEvidence int           `json:"-"`
+	Embedder         string        `json:"-"`
+	Preset           string        `json:"-"`
+	Tokenizer        string        `json:"-"`
+	Ks               []int         `json:"-"`
+	Budgets          []int         `json:"-"`
+	Depth            int           `json:"-"`
+	Elapsed          time.Duration `json:"-"`
+}
+
+// Method returns the named method's result, or nil.
+func (r *LoCoMoReport) Method(name string) *MethodResult {
+	for i := range r.Methods {
+		if r.Methods[i].Name == name {
+			return &r.Methods[i]
+		}
+	}
+	return nil
+}
+
+// quietStore is the benchmark's store: the real SQLite store, except that
+// access counters and the retrieval log are not written, so that one
+// question's retrieval never changes the ranking of the next (the frequency
+// factor) and questions can be answered in any order.
+type quietStore struct{ *sqlite.Store }
+
+func (quietStore) Touch(context.Context, string, []string, time.Time) error { return nil }
+func (quietStore) LogRetrieval(context.Context, mnemo.RetrievalLog) error  { return nil }
+
+// RunLoCoMo evaluates retrieval on a LoCoMo data set: every conversation is
+// loaded into its own namespace of one temporary SQLite store (one record per
+// turn: "Speaker: text", the session's date as the record time, "dia:<id>" as
+// provenance); then, for each question, each method ranks the turns and is
+// scored against the question's evidence turns. The engine's clock is set
+// to one hour after the conversation's last session.
+//
+// Methods: hybrid is Service.Recall (k = depth) for recall@k and MRR and
+// Service.Digest with the question as the task for recall within budget;
+// bm25 is Store.Keyword, vector is Store.Vector on the embedded question,
+// recency is every turn newest first. The baselines have no digest: their
+// ranked turns are packed greedily into the budget by each record's Tokens
+// (the token count of its rendered digest entry), skipping a turn that does
+// not fit; they pay no title, section header or score prefix, so the
+// comparison slightly favours them.
+func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoReport, error) {
+	start := time.Now()
+	if ds == nil || len(ds.Conversations) == 0 {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "no conversations to evaluate")
+	}
+	if opt.Embedder == nil {
+		opt.Embedder = embed.NewHash(0)
+	}
+	if opt.Tokenizer == nil {
+		tok, err := tokenize.New("")
+		if err != nil {
+			return nil, err
+		}
+		opt.Tokenizer = tok
+	}
+	if len(opt.Ks) == 0 {
+		opt.Ks = DefaultKs
+	}
+	if len(opt.Budgets) == 0 {
+		opt.Budgets = DefaultBudgets
+	}
+	for _, k := range opt.Ks {
+		if k <= 0 || k > 1000 {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "k %d is outside 1..1000", k)
+		}
+	}
+	for _, b := range opt.Budgets {
+		if b <= 0 || b > engine.MaxTokenBudget {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "budget %d is outside 1..%d", b, engine.MaxTokenBudget)
+		}
+	}
+	pr, err := score.Lookup(opt.Preset)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Depth == 0 {
+		opt.Depth = DefaultDepth
+	}
+	opt.Depth = max(opt.Depth, slices.Max(opt.Ks))
+	if opt.Workers <= 0 {
+		opt.Workers = min(2, runtime.GOMAXPROCS(0))
+	}
+	emb := embed.NewCached(opt.Embedder, 4096)
+	dir := opt.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "mnemo-locomo-")
+		if err != nil {
+			return nil, fmt.Errorf("bench: temp dir: %w", err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "locomo.db")})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	store := quietStore{st}
+	// Record the embedder once, before workers race to do it.
+	if err := st.SetEmbedder(ctx, emb.Info(), false); err != nil {
+		return nil, err
+	}
+
+	rep := &LoCoMoReport{Conversations: len(ds.Conversations), SkippedEvidence: ds.SkippedEvidence,
+		RepairedEvidence: ds.RepairedEvidence, Embedder: emb.Info().Name, Preset: pr.Name, Tokenizer: opt.Tokenizer.Name(),
+		Ks: opt.Ks, Budgets: opt.Budgets, Depth: opt.Depth}
+	accs := map[string]*accumulator{}
+	for _, m := range Methods {
+		accs[m] = newAccumulator(opt.Ks, opt.Budgets)
+	}
+	var mu sync.Mutex // guards accs, rep counters and progress
+	total, done := ds.Questions(), 0
+	tick := func() {
+		done++
+		if opt.Progress != nil {
+			opt.Progress(done, total)
+		}
+	}
+
+	jobs := make(chan *Conversation)
+	errs := make(chan error, opt.Workers)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range opt.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				if err := evalConversation(ctx, store, emb, opt, c, func(cat int, scores map[string]QuestionScore, turns int) {
+					mu.Lock()
+					defer mu.Unlock()
+					if scores == nil {
+						if turns > 0 {
+							rep.Turns += turns
+							return
+						}
+						rep.Unscorable++
+						tick()
+						return
+					}
+					rep.Questions++
+					for m, qs := range scores {
+						accs[m].add(cat, qs)
+					}
+					tick()
+				}); err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	for i := range ds.Conversations {
+		select {
+		case jobs <- &ds.Conversations[i]:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, m := range Methods {
+		rep.Methods = append(rep.Methods, accs[m].result(m))
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+func engineFor(ctx context.Context, store mnemo.Store, emb mnemo.Embedder, opt LoCoMoOptions, now func() time.Time) (*engine.Service, error) {
+	return engine.New(ctx, engine.Config{Store: store, Embedder: emb, Tokenizer: opt.Tokenizer,
+		Now: now, DefaultPreset: opt.Preset})
+}
+
+var benchCaller = mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
+
+// evalConversation loads one conversation into its namespace and scores
+// every question. report is called once with the number of turns loaded
+// (scores nil), then once per question: with nil scores when the question
+// has no evidence to score against.
+func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder, opt LoCoMoOptions, c *Conversation,
+	report func(cat int, scores map[string]QuestionScore, turns int)) error {
+	ns := "locomo-" + c.ID
+	if err := mnemo.ValidateNamespace(ns); err != nil {
+		return err
+	}
+	last := c.Sessions[len(c.Sessions)-1].At
+	now := last.Add(time.Hour)
+	svc, err := engineFor(ctx, store, emb, opt, func() time.Time { return now })
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+
+	// Ingest: one record per turn; recency order is session, then position.
+	var in []mnemo.NewRecord
+	var diaOrder []string
+	for _, s := range c.Sessions {
+		at := s.At
+		for _, t := range s.Turns {
+			in = append(in, mnemo.NewRecord{Text: t.RecordText(), At: &at, Source: "import:locomo",
+				Provenance: []string{"dia:" + t.DiaID}})
+			diaOrder = append(diaOrder, t.DiaID)
+		}
+	}
+	written, err := svc.Remember(ctx, benchCaller, ns, in, engine.WriteOptions{Dedup: false})
+	if err != nil {
+		return fmt.Errorf("bench: load %s: %w", c.ID, err)
+	}
+	dia := make(map[string]string, len(written)) // record id -> dia_id
+	tokens := make(map[string]int, len(written))
+	recency := make([]string, len(written)) // record ids, newest first
+	for i, w := range written {
+		dia[w.ID] = diaOrder[i]
+		tokens[w.ID] = w.Tokens
+		recency[len(written)-1-i] = w.ID
+	}
+	report(0, nil, len(written))
+	toDia := func(ids []string) []string {
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = dia[id]
+		}
+		return out
+	}
+	cost := func(id string) int { return tokens[id] }
+	baseline := func(ids []string) ([]string, map[int][]string) {
+		packed := map[int][]string{}
+		for _, b := range opt.Budgets {
+			packed[b] = toDia(packGreedy(ids, b, cost))
+		}
+		if len(ids) > opt.Depth {
+			ids = ids[:opt.Depth]
+		}
+		return toDia(ids), packed
+	}
+	sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
+	recRanked, recPacked := baseline(recency)
+
+	for _, q := range c.Questions {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(q.Evidence) == 0 {
+			report(q.Category, nil, 0)
+			continue
+		}
+		scores := map[string]QuestionScore{}
+
+		// hybrid
+		res, err := svc.Recall(ctx, benchCaller, mnemo.RecallRequest{Namespace: ns, Query: q.Text, K: opt.Depth})
+		if err != nil {
+			return fmt.Errorf("bench: %s: recall %q: %w", c.ID, q.Text, err)
+		}
+		ranked := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ranked[i] = dia[h.ID]
+		}
+		packed := map[int][]string{}
+		for _, b := range opt.Budgets {
+			d, err := svc.Digest(ctx, benchCaller, mnemo.DigestRequest{Namespace: ns, Task: q.Text, Budget: b})
+			if err != nil {
+				return fmt.Errorf("bench: %s: digest %q: %w", c.ID, q.Text, err)
+			}
+			ids := make([]string, len(d.Entries))
+			for i, e := range d.Entries {
+				ids[i] = dia[e.ID]
+			}
+			packed[b] = ids
+		}
+		scores[MethodHybrid] = ScoreQuestion(ranked, packed, q.Evidence, opt.Ks)
+
+		// bm25
+		kw, err := store.Keyword(ctx, sc, q.Text, mnemo.Filter{}, opt.Depth)
+		if err != nil {
+			return fmt.Errorf("bench: %s: keyword %q: %w", c.ID, q.Text, err)
+		}
+		r, p := baseline(hitIDs(kw))
+		scores[MethodBM25] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
+
+		// vector
+		vecs, err := emb.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return fmt.Errorf("bench: embed %q: %w", q.Text, err)
+		}
+		vh, err := store.Vector(ctx, sc, vecs[0], mnemo.Filter{}, opt.Depth)
+		if err != nil {
+			return fmt.Errorf("bench: %s: vector %q: %w", c.ID, q.Text, err)
+		}
+		r, p = baseline(hitIDs(vh))
+		scores[MethodVector] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
+
+		// recency
+		scores[MethodRecency] = ScoreQuestion(recRanked, recPacked, q.Evidence, opt.Ks)
+
+		report(q.Category, scores, 0)
+	}
+	return nil
+}
+
+func hitIDs(hs []mnemo.Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}

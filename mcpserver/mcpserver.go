@@ -1,0 +1,208 @@
+// Package mcpserver exposes mnemo's engine as Model Context Protocol tools,
+// with the official Go SDK (the only package that imports it). The tool
+// handlers are thin: they adapt typed inputs to engine calls.
+//
+// Tools: workflow_memory_query (the budgeted digest of DESIGN.md §3),
+// memory_remember, memory_recall, memory_update and memory_forget. Every
+// input is a struct whose JSON schema forbids unknown properties, so a call
+// with an unknown argument is rejected before it reaches the engine.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// Tool names.
+const (
+	ToolQuery    = "workflow_memory_query"
+	ToolRemember = "memory_remember"
+	ToolRecall   = "memory_recall"
+	ToolUpdate   = "memory_update"
+	ToolForget   = "memory_forget"
+)
+
+// Options configures New.
+type Options struct {
+	// Identify returns the principal of a tool call from the HTTP request
+	// header (nil over stdio). Nil means the local user: full clearance in
+	// namespace DefaultNamespace with role admin.
+	Identify func(ctx context.Context, h http.Header) (mnemo.Principal, error)
+	// Namespace is the namespace of the local user when Identify is nil.
+	Namespace string
+	// Observe, when set, is called after every tool call (for metrics).
+	Observe func(tool string, d time.Duration, code string)
+	// Logger logs internal errors; nil discards them.
+	Logger *slog.Logger
+	// Version is reported to clients.
+	Version string
+}
+
+// server holds what the tool handlers need.
+type server struct {
+	svc *engine.Service
+	opt Options
+	log *slog.Logger
+}
+
+// New returns an MCP server with mnemo's tools registered.
+func New(svc *engine.Service, opt Options) *mcp.Server {
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	if opt.Namespace == "" {
+		opt.Namespace = mnemo.DefaultNamespace
+	}
+	s := &server{svc: svc, opt: opt, log: opt.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mnemo", Title: "mnemo memory", Version: opt.Version}, &mcp.ServerOptions{
+		Instructions: "mnemo is persistent memory. Call workflow_memory_query at the start of a task to get the context " +
+			"(domain facts, decisions with provenance, operator corrections) that fits a token budget; " +
+			"call memory_remember to store what was learned or decided.",
+	})
+	yes, no := true, false
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  ToolQuery,
+		Title: "Workflow memory query",
+		Description: "Return the context an agent should start with for a task, within a token budget: pinned core " +
+			"records first, then domain facts, workflow decisions with provenance and practitioner patterns, each with " +
+			"its score. The text content is the Markdown digest, the structured content is the same digest as JSON.",
+		InputSchema: querySchema(),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
+	}, wrap(s, ToolQuery, s.query))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        ToolRemember,
+		Title:       "Remember",
+		Description: "Store one memory record (a fact, decision, preference, procedure, correction, ...). Near-duplicates are merged.",
+		InputSchema: schemaFor[RememberInput](),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no},
+	}, wrap(s, ToolRemember, s.remember))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        ToolRecall,
+		Title:       "Recall",
+		Description: "Rank the k memories that best match a query; every hit carries its score and factor breakdown.",
+		InputSchema: schemaFor[RecallInput](),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
+	}, wrap(s, ToolRecall, s.recall))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        ToolUpdate,
+		Title:       "Update a memory",
+		Description: "Change fields of a stored record; omitted fields are kept. The previous version stays in the record's history.",
+		InputSchema: schemaFor[UpdateInput](),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
+	}, wrap(s, ToolUpdate, s.update))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        ToolForget,
+		Title:       "Forget a memory",
+		Description: "Forget a record: it leaves every retrieval. It stays restorable (mnemo restore) and the action is audited.",
+		InputSchema: schemaFor[ForgetInput](),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
+	}, wrap(s, ToolForget, s.forget))
+	return srv
+}
+
+// NewHTTPHandler serves srv over the streamable HTTP transport. The SDK's
+// DNS-rebinding protection stays on: a request that reaches a loopback
+// listener must name a loopback host (localhost, 127.0.0.1, [::1]).
+func NewHTTPHandler(srv *mcp.Server, logger *slog.Logger, maxBody int64) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Logger:              logger,
+		MaxRequestBodyBytes: maxBody,
+		SessionTimeout:      30 * time.Minute,
+	})
+}
+
+// ServeStdio runs srv over stdin/stdout until the client disconnects or ctx ends.
+func ServeStdio(ctx context.Context, srv *mcp.Server) error {
+	err := srv.Run(ctx, &mcp.StdioTransport{})
+	if err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
+		return nil
+	}
+	return err
+}
+
+// handler is a typed tool body: it gets the resolved principal.
+type handler[In any] func(ctx context.Context, p mnemo.Principal, in In) (*mcp.CallToolResult, error)
+
+// wrap identifies the caller, runs h, hides internal errors and observes.
+func wrap[In any](s *server, tool string, h handler[In]) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		start := time.Now()
+		p, err := s.identify(ctx, req)
+		var res *mcp.CallToolResult
+		if err == nil {
+			res, err = h(ctx, p, in)
+		}
+		code := "ok"
+		if err != nil {
+			code = mnemo.ErrorCode(err)
+			if code == mnemo.EINTERNAL {
+				s.log.Error("mcp tool failed", "tool", tool, "err", err)
+			}
+			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+				Text: code + ": " + mnemo.ErrorMessage(err)}}}
+		}
+		if s.opt.Observe != nil {
+			s.opt.Observe(tool, time.Since(start), code)
+		}
+		return res, nil, nil
+	}
+}
+
+func (s *server) identify(ctx context.Context, req *mcp.CallToolRequest) (mnemo.Principal, error) {
+	var h http.Header
+	if req != nil && req.Extra != nil {
+		h = req.Extra.Header
+	}
+	if s.opt.Identify != nil {
+		return s.opt.Identify(ctx, h)
+	}
+	return mnemo.Principal{Caller: mnemo.Caller{Name: "mcp", Clearance: mnemo.MaxAccessLevel},
+		Namespace: s.opt.Namespace, Role: mnemo.RoleAdmin}, nil
+}
+
+// schemaFor infers the input schema of T (unknown properties forbidden).
+func schemaFor[T any]() *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema for %T: %v", *new(T), err))
+	}
+	return sc
+}
+
+// querySchema is QueryInput's schema with the enum and defaults of DESIGN.md §3.
+func querySchema() *jsonschema.Schema {
+	sc := schemaFor[QueryInput]()
+	scope := sc.Properties["scope"]
+	scope.Enum = []any{mnemo.ScopeAll, mnemo.ScopeDomain, mnemo.ScopeWorkflow, mnemo.ScopePractitioner}
+	scope.Default = json.RawMessage(`"all"`)
+	budget := sc.Properties["token_budget"]
+	budget.Default = json.RawMessage(fmt.Sprint(mnemo.DefaultTokenBudget))
+	lo, hi := 1.0, float64(engine.MaxTokenBudget)
+	budget.Minimum, budget.Maximum = &lo, &hi
+	return sc
+}
+
+// textResult is a tool result with one text block and structured content.
+func textResult(text string, structured any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+}
+
+func jsonText(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
