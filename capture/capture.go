@@ -61,6 +61,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -68,8 +69,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/mnemo-dev/mnemo"
@@ -240,36 +239,22 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 	}
 	body = append(body, '\n')
 
-	blob := r.st.NewEncodedObject()
-	blob.SetType(plumbing.BlobObject)
-	blob.SetSize(int64(len(body)))
-	w, err := blob.Writer()
-	if err != nil {
-		return Captured{}, err
-	}
-	if _, err := w.Write(body); err != nil {
-		return Captured{}, err
-	}
-	w.Close()
-	blobHash, err := r.st.SetEncodedObject(blob)
+	blobHash, err := r.write(plumbing.BlobObject, body)
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write blob: %w", err)
 	}
 
-	tree := &object.Tree{Entries: []object.TreeEntry{{Name: FileName, Mode: filemode.Regular, Hash: blobHash}}}
-	treeHash, err := r.store(tree)
+	var tree bytes.Buffer
+	tree.WriteString("100644 " + FileName + "\x00")
+	tree.Write(blobHash[:])
+	treeHash, err := r.write(plumbing.TreeObject, tree.Bytes())
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write tree: %w", err)
 	}
 
-	sig := object.Signature{Name: "mnemo", Email: "mnemo@localhost", When: p.Timestamp}
-	commit := &object.Commit{
-		Author:    sig,
-		Committer: sig,
-		Message:   Message(p),
-		TreeHash:  treeHash,
-	}
-	commitHash, err := r.store(commit)
+	sig := "mnemo <mnemo@localhost> " + strconv.FormatInt(p.Timestamp.Unix(), 10) + " " + p.Timestamp.Format("-0700")
+	commit := "tree " + treeHash.String() + "\nauthor " + sig + "\ncommitter " + sig + "\n\n" + Message(p)
+	commitHash, err := r.write(plumbing.CommitObject, []byte(commit))
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write commit: %w", err)
 	}
@@ -281,16 +266,37 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 	return Captured{Ref: ref, Commit: commitHash.String(), Prompt: p}, nil
 }
 
-type encoder interface {
-	Encode(plumbing.EncodedObject) error
-}
-
-func (r *Repo) store(o encoder) (plumbing.Hash, error) {
+// write stores one loose object (go-git writes it to a temporary file and
+// renames it into place) and returns its hash.
+func (r *Repo) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	obj := r.st.NewEncodedObject()
-	if err := o.Encode(obj); err != nil {
+	obj.SetType(t)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return r.st.SetEncodedObject(obj)
+}
+
+// read returns the content of the object h of type t.
+func (r *Repo) read(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	obj, err := r.st.EncodedObject(t, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // createRef creates refs/prompts/<session>/<n> pointing at sha, choosing a
@@ -459,28 +465,42 @@ func (r *Repo) List(ctx context.Context) ([]Captured, error) {
 }
 
 func (r *Repo) readPrompt(sha string) (Prompt, error) {
-	c, err := object.GetCommit(r.st, plumbing.NewHash(sha))
+	commit, err := r.read(plumbing.CommitObject, plumbing.NewHash(sha))
 	if err != nil {
 		return Prompt{}, err
 	}
-	t, err := c.Tree()
+	treeHex, ok := strings.CutPrefix(firstLine(string(commit)), "tree ")
+	if !ok || !isHex40(treeHex) {
+		return Prompt{}, errors.New("commit without a tree")
+	}
+	tree, err := r.read(plumbing.TreeObject, plumbing.NewHash(treeHex))
 	if err != nil {
 		return Prompt{}, err
 	}
-	f, err := t.File(FileName)
-	if err != nil {
-		return Prompt{}, err
+	// Tree entries: "<mode> <name>\x00<20-byte hash>".
+	for len(tree) > 0 {
+		nul := bytes.IndexByte(tree, 0)
+		if nul < 0 || len(tree) < nul+21 {
+			break
+		}
+		_, name, _ := strings.Cut(string(tree[:nul]), " ")
+		var h plumbing.Hash
+		copy(h[:], tree[nul+1:nul+21])
+		tree = tree[nul+21:]
+		if name != FileName {
+			continue
+		}
+		data, err := r.read(plumbing.BlobObject, h)
+		if err != nil {
+			return Prompt{}, err
+		}
+		var p Prompt
+		if err := json.Unmarshal(data, &p); err != nil {
+			return Prompt{}, err
+		}
+		return p, nil
 	}
-	rd, err := f.Reader()
-	if err != nil {
-		return Prompt{}, err
-	}
-	defer rd.Close()
-	var p Prompt
-	if err := json.NewDecoder(rd).Decode(&p); err != nil {
-		return Prompt{}, err
-	}
-	return p, nil
+	return Prompt{}, errors.New("commit without " + FileName)
 }
 
 // promptRefs returns (name, sha) pairs of every ref under refs/prompts/,

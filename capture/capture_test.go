@@ -96,7 +96,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 	prompts := []capture.Prompt{
 		{Prompt: "fix the flaky test in store_test.go", Timestamp: ts, SessionID: "0b5c-77/../x y", Repository: "/src/mnemo", Branch: "main", PermissionMode: "default", Cwd: "/src/mnemo/sqlite", HookEventName: "UserPromptSubmit"},
 		{Prompt: "Почему падает сборка?\nвторая строка", Timestamp: ts.Add(time.Second), SessionID: "s2", Repository: "/src/other", PermissionMode: "plan"},
-		{Prompt: strings.Repeat("long ", 40), Timestamp: ts.Add(2 * time.Second), SessionID: "", Repository: "/src/mnemo"},
+		{Prompt: strings.Repeat("long ", 40), Timestamp: ts.Add(2 * time.Second).In(time.FixedZone("x", -(3*3600 + 1800))), SessionID: "", Repository: "/src/mnemo"},
 	}
 	var got []capture.Captured
 	for _, p := range prompts {
@@ -128,6 +128,9 @@ func TestCaptureRoundTrip(t *testing.T) {
 	subject := strings.TrimSpace(gitCmd(t, repo, nil, "--git-dir", repo, "log", "-1", "--format=%s", got[2].Commit))
 	if subject != "prompt: "+strings.TrimSpace(strings.Repeat("long ", 12))+"..." {
 		t.Errorf("subject = %q", subject)
+	}
+	if date := strings.TrimSpace(gitCmd(t, repo, nil, "--git-dir", repo, "log", "-1", "--format=%ci", got[2].Commit)); date != "2025-03-04 01:36:09 -0330" {
+		t.Errorf("committer date = %q", date)
 	}
 	subject = strings.TrimSpace(gitCmd(t, repo, nil, "--git-dir", repo, "log", "-1", "--format=%s", got[1].Commit))
 	if subject != "prompt: Почему падает сборка?" {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"runtime"
@@ -21,10 +22,15 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	if n <= 0 {
 		return nil, nil
 	}
-	expr := matchExpr(query)
-	if expr == "" {
+	tokens := queryTokens(query)
+	if len(tokens) == 0 {
 		return nil, nil
 	}
+	tokens, err := s.prune(ctx, tokens)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
+	expr := orExpr(tokens)
 	idx, err := s.acquire(ctx, sc.Namespace)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
@@ -109,11 +115,67 @@ var stopwords = func() map[string]bool {
 }()
 
 // matchExpr turns any text into a safe FTS5 MATCH expression: the word
-// tokens (runs of Unicode letters, digits and marks), lower-cased,
-// de-duplicated, each double-quoted, OR-ed together. Stopwords are dropped
-// unless only stopwords remain; at most maxQueryTokens terms are kept. It
-// returns "" when the text holds no word.
-func matchExpr(q string) string {
+// tokens of queryTokens, each double-quoted, OR-ed together. It returns ""
+// when the text holds no word.
+func matchExpr(q string) string { return orExpr(queryTokens(q)) }
+
+// orExpr quotes each token and joins them with OR.
+func orExpr(tokens []string) string {
+	q := make([]string, len(tokens))
+	for i, w := range tokens {
+		q[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " OR ")
+}
+
+// pruneBudget bounds the postings a keyword query visits: the most common
+// terms are dropped until the document frequencies of the remaining ones
+// sum to at most this (the rarest term is always kept).
+const pruneBudget = 5000
+
+// prune drops the most common tokens of a query, which cost the most to
+// score and contribute the least to BM25 (their IDF is the lowest). Terms
+// the index does not hold as such (diacritics are folded there) count as
+// rare.
+func (s *Store) prune(ctx context.Context, tokens []string) ([]string, error) {
+	if len(tokens) < 2 {
+		return tokens, nil
+	}
+	type tf struct {
+		w  string
+		df int64
+	}
+	tfs := make([]tf, len(tokens))
+	total := int64(0)
+	for i, w := range tokens {
+		var df int64
+		err := s.rdb.QueryRowContext(ctx, `SELECT doc FROM records_fts_vocab WHERE term = ?`, w).Scan(&df)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, err
+		}
+		tfs[i] = tf{w, df}
+		total += df
+	}
+	if total <= pruneBudget {
+		return tokens, nil
+	}
+	sort.SliceStable(tfs, func(i, j int) bool { return tfs[i].df < tfs[j].df })
+	kept := []string{tfs[0].w}
+	sum := tfs[0].df
+	for _, t := range tfs[1:] {
+		if sum+t.df > pruneBudget {
+			break
+		}
+		sum += t.df
+		kept = append(kept, t.w)
+	}
+	return kept, nil
+}
+
+// queryTokens extracts the word tokens of any text (runs of Unicode
+// letters, digits and marks), lower-cased and de-duplicated. Stopwords are
+// dropped unless only stopwords remain; at most maxQueryTokens are kept.
+func queryTokens(q string) []string {
 	var words, stops []string
 	seen := make(map[string]bool)
 	var b strings.Builder
@@ -157,13 +219,7 @@ func matchExpr(q string) string {
 	if len(words) == 0 {
 		words = stops
 	}
-	if len(words) == 0 {
-		return ""
-	}
-	for i, w := range words {
-		words[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-	}
-	return strings.Join(words, " OR ")
+	return words
 }
 
 // Vector returns up to n live ids of the namespace ranked by cosine

@@ -155,6 +155,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		ms = append(ms, mig{v, n})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return fmt.Errorf("sqlite: migrate: two migrations numbered %d: %s and %s",
+				ms[i].version, filepath.Base(ms[i-1].name), filepath.Base(ms[i].name))
+		}
+	}
 	for _, m := range ms {
 		body, err := migrations.ReadFile(m.name)
 		if err != nil {

@@ -44,7 +44,7 @@ func demoMission(now time.Time) []mnemo.NewRecord {
 			Provenance: []string{"commit:9f3c2ab", "issue:OPS-419"},
 			Decision: &mnemo.Decision{Title: "Defer burn to daylight", Decision: "Execute the station-keeping burn on Thursday's 14:10 UTC pass.",
 				Alternatives: []mnemo.Alternative{{Option: "Burn tonight", Reason: "storm raises link-loss risk during the burn"}},
-				Principle: "Commands with irreversible effects only on a stable link.", Status: "accepted"}},
+				Principle:    "Commands with irreversible effects only on a stable link.", Status: "accepted"}},
 		{Kind: mnemo.KindProcedure, Scope: "/scripts/pass", Importance: f64(0.6),
 			Text: "How to prepare a pass: 1) check space weather, 2) confirm station availability, 3) load the command plan, 4) pre-arm backup link, 5) get second-operator sign-off.", At: ago(90 * day)},
 		{Kind: mnemo.KindCorrection, Scope: "/operators/kim", Importance: f64(0.6), Source: "observed",

@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// locomoPath is the real LoCoMo file: $MNEMO_LOCOMO, else the shared copy.
+func locomoPath() string {
+	if p := os.Getenv("MNEMO_LOCOMO"); p != "" {
+		return p
+	}
+	return "/work/shared/data/locomo/locomo10.json"
+}
+
+// TestLoCoMoReal runs the whole benchmark on the real data when it is present.
+func TestLoCoMoReal(t *testing.T) {
+	path := locomoPath()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("LoCoMo data not found at %s (set MNEMO_LOCOMO to locomo10.json from github.com/snap-research/locomo): %v", path, err)
+	}
+	if testing.Short() {
+		t.Skip("the real LoCoMo run takes about a minute; skipped with -short")
+	}
+	ds, err := LoadLoCoMo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Conversations) != 10 || ds.Questions() != 1986 {
+		t.Fatalf("got %d conversations, %d questions; want 10, 1986", len(ds.Conversations), ds.Questions())
+	}
+	rep, err := RunLoCoMo(context.Background(), ds, LoCoMoOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	if rep.Turns != 5882 {
+		t.Errorf("turns = %d, want 5882", rep.Turns)
+	}
+	if rep.SkippedEvidence != 4 {
+		t.Errorf("skipped evidence = %d, want 4 (\"D\", \"D10:19\", \"D4:36\" and one more)", rep.SkippedEvidence)
+	}
+	for _, m := range rep.Methods {
+		for _, b := range rep.Budgets {
+			if _, ok := m.Overall.RecallInBudget[b]; !ok {
+				t.Errorf("%s has no recall within %d tokens", m.Name, b)
+			}
+		}
+	}
+}

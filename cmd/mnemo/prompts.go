@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/capture"
+	"github.com/mnemo-dev/mnemo/prompts"
+)
+
+// runPrompts implements `mnemo prompts stats [--repo PATH] [--json] [--top N]`:
+// intent labels, topic terms per repository and week, and project switching
+// over the captured prompts. The JSON shape is documented on prompts.Stats.
+func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "stats" {
+		fmt.Fprintln(stderr, "usage: mnemo prompts stats [--repo PATH] [--json] [--top N]")
+		if len(args) == 0 {
+			return mnemo.Errorf(mnemo.EINVALID, "prompts: missing subcommand (stats)")
+		}
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			return nil
+		}
+		return mnemo.Errorf(mnemo.EINVALID, "prompts: unknown subcommand %q (want stats)", args[0])
+	}
+	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	repo := fs.String("repo", capturePromptsRepo(), "prompt repository (env MNEMO_PROMPTS_REPO)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	top := fs.Int("top", 10, "terms per repository and week")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return mnemo.Errorf(mnemo.EINVALID, "prompts stats: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return mnemo.Errorf(mnemo.EINVALID, "prompts stats: unexpected argument %q", fs.Arg(0))
+	}
+	if *top <= 0 {
+		return mnemo.Errorf(mnemo.EINVALID, "prompts stats: --top must be positive")
+	}
+	if *repo == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "prompts stats: no prompt repository: set --repo or MNEMO_PROMPTS_REPO")
+	}
+	r, err := capture.Open(ctx, *repo)
+	if err != nil {
+		return err
+	}
+	list, err := r.List(ctx)
+	if err != nil {
+		return err
+	}
+	in := make([]prompts.Prompt, len(list))
+	for i, c := range list {
+		p := c.Prompt
+		in[i] = prompts.Prompt{Text: p.Prompt, Time: p.Timestamp, Session: p.SessionID, Repository: p.Repository, Branch: p.Branch}
+	}
+	st := prompts.Analyze(in, prompts.Options{TopTerms: *top})
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return st.WriteText(stdout)
+}

@@ -1,0 +1,313 @@
+// Package server is mnemo's HTTP surface: the REST API under /v1, MCP over
+// streamable HTTP at /mcp, /metrics (Prometheus text format), /healthz,
+// /readyz and /openapi.json. It is a thin adapter over engine.Service: it
+// authenticates, resolves the namespace, decodes, calls the engine and maps
+// coded errors to statuses in one table (errors.go).
+package server
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/mcpserver"
+)
+
+// OpenAPI is the OpenAPI 3.1 document of the REST API, served at /openapi.json.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// NamespaceHeader names the namespace of a request.
+const NamespaceHeader = "Mnemo-Namespace"
+
+// Config configures a Server.
+type Config struct {
+	Service *engine.Service // required
+	// Keys holds the API keys. With at least one active key every request
+	// needs a valid one; with none (or nil) requests act as the local user.
+	Keys   mnemo.KeyStore
+	Logger *slog.Logger // nil discards logs
+	// MaxBody bounds a JSON request body (default 4 MiB); MaxImportBody
+	// bounds a JSONL import (default 256 MiB). Larger bodies get 413.
+	MaxBody       int64
+	MaxImportBody int64
+	// Rate is the sustained requests per second allowed per key (per client
+	// IP without keys); 0 disables rate limiting. Burst defaults to 2×Rate.
+	Rate  float64
+	Burst int
+	// ShutdownTimeout bounds how long Run waits for in-flight requests (default 30s).
+	ShutdownTimeout time.Duration
+	Version         string
+}
+
+// Server serves mnemo over HTTP.
+type Server struct {
+	svc     *engine.Service
+	keys    mnemo.KeyStore
+	log     *slog.Logger
+	cfg     Config
+	mux     *http.ServeMux
+	routes  []string
+	metrics *metrics
+	limiter *limiter
+
+	keyCount  atomic.Int64 // cached number of active keys
+	keyCheck  atomic.Int64 // unix nanos of the last refresh
+	keyMu     sync.Mutex
+	stopping  atomic.Bool
+	streamsMu sync.Mutex
+	streams   map[*streamCancel]struct{}
+}
+
+type streamCancel struct{ cancel context.CancelFunc }
+
+// New builds a Server and registers every route.
+func New(cfg Config) (*Server, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("server: a service is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 4 << 20
+	}
+	if cfg.MaxImportBody <= 0 {
+		cfg.MaxImportBody = 256 << 20
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	s := &Server{svc: cfg.Service, keys: cfg.Keys, log: cfg.Logger, cfg: cfg, mux: http.NewServeMux(),
+		metrics: newMetrics(), streams: map[*streamCancel]struct{}{}}
+	s.keyCount.Store(-1)
+	if cfg.Rate > 0 {
+		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
+	}
+	s.routesV1()
+	s.handle("GET /openapi.json", false, s.handleOpenAPI)
+	s.handle("GET /metrics", false, s.handleMetrics)
+	s.handle("GET /healthz", false, s.handleHealth)
+	s.handle("GET /readyz", false, s.handleReady)
+
+	mcpSrv := mcpserver.New(cfg.Service, mcpserver.Options{
+		Identify: s.identifyMCP,
+		Observe:  s.metrics.observeTool,
+		Logger:   cfg.Logger,
+		Version:  cfg.Version,
+	})
+	mh := http.NewCrossOriginProtection().Handler(mcpserver.NewHTTPHandler(mcpSrv, cfg.Logger, cfg.MaxBody))
+	for _, m := range []string{"POST", "GET", "DELETE"} {
+		s.handle(m+" /mcp", true, s.mcpHandler(mh))
+	}
+	return s, nil
+}
+
+// Routes returns every registered route pattern ("METHOD /path").
+func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
+
+// Handler returns the root HTTP handler (routes, auth, limits, metrics, logs).
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		s.mux.ServeHTTP(sw, r)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		d := time.Since(start)
+		s.metrics.observeRequest(route, sw.status, d)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Duration("dur", d),
+			slog.String("remote", r.RemoteAddr))
+	})
+}
+
+// handle registers a route. Authenticated routes get the principal.
+func (s *Server) handle(pattern string, auth bool, h http.HandlerFunc) {
+	s.routes = append(s.routes, pattern)
+	if !auth {
+		s.mux.HandleFunc(pattern, h)
+		return
+	}
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.authenticate(r.Context(), r.Header)
+		if err != nil {
+			if mnemo.ErrorCode(err) == mnemo.EUNAUTHORIZED {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+			}
+			s.writeError(w, r, err)
+			return
+		}
+		if wait, ok := s.allow(p, r); !ok {
+			w.Header().Set("Retry-After", fmt.Sprint(int(wait/time.Second)+1))
+			s.writeError(w, r, mnemo.Errorf(mnemo.ERATELIMIT, "too many requests: retry in %s", wait.Round(time.Millisecond)))
+			return
+		}
+		h(w, r.WithContext(withPrincipal(r.Context(), p)))
+	})
+}
+
+// mcpHandler adapts the MCP handler: long-lived GET streams end on shutdown.
+func (s *Server) mcpHandler(h http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		sc := &streamCancel{cancel}
+		s.streamsMu.Lock()
+		s.streams[sc] = struct{}{}
+		s.streamsMu.Unlock()
+		defer func() {
+			s.streamsMu.Lock()
+			delete(s.streams, sc)
+			s.streamsMu.Unlock()
+			cancel()
+		}()
+		if s.stopping.Load() {
+			cancel()
+		}
+		h.ServeHTTP(w, r.WithContext(ctx))
+	}
+}
+
+// Run serves on ln until ctx is cancelled, then shuts down gracefully:
+// it stops accepting connections, lets in-flight requests finish (within
+// ShutdownTimeout), and flushes the engine's background work.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute, // imports can be large
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("mnemo serving", "addr", ln.Addr().String(), "auth", s.authRequired(ctx))
+	select {
+	case err := <-errc:
+		s.svc.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: finishing in-flight requests")
+	s.stopping.Store(true)
+	s.streamsMu.Lock()
+	for sc := range s.streams {
+		sc.cancel()
+	}
+	s.streamsMu.Unlock()
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if cerr := s.svc.Close(); err == nil {
+		err = cerr
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	s.log.Info("stopped")
+	return err
+}
+
+// CheckBind refuses to serve on a non-loopback address when no API key
+// exists: anyone on the network could read and write every namespace.
+func CheckBind(ctx context.Context, addr string, keys mnemo.KeyStore) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return mnemo.Errorf(mnemo.EINVALID, "address %q is not HOST:PORT", addr)
+	}
+	if isLoopbackHost(host) {
+		return nil
+	}
+	n := 0
+	if keys != nil {
+		if n, err = keys.ActiveKeys(ctx); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return mnemo.Errorf(mnemo.EFORBIDDEN,
+			"refusing to listen on %s without API keys: anyone who can reach it could read and change every namespace. "+
+				"Create a key first (mnemo keys create --namespaces NS --role write) or bind to 127.0.0.1", addr)
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
+}
+
+// statusWriter records the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush supports streaming responses (MCP, export).
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(OpenAPI)
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if s.stopping.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.svc.Store().Embedder(ctx); err != nil {
+		s.log.Error("readiness check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
