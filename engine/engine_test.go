@@ -27,7 +27,7 @@ type fixture struct {
 	tok   mnemo.Tokenizer
 }
 
-func open(t *testing.T, path string, mod func(*engine.Config)) *fixture {
+func open(t testing.TB, path string, mod func(*engine.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	if path == "" {

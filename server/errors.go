@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/mnemo-dev/mnemo"
@@ -95,12 +94,4 @@ func trimJSONPrefix(s string) string {
 		return s[len(p):]
 	}
 	return s
-}
-
-// logValue renders a principal for logs.
-func logPrincipal(p mnemo.Principal) slog.Attr {
-	if p.KeyID == "" {
-		return slog.String("key", "-")
-	}
-	return slog.String("key", p.KeyID)
 }

@@ -70,3 +70,39 @@ func FuzzKeyword(f *testing.F) {
 		}
 	})
 }
+
+func TestPrune(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "p.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	var recs []*mnemo.Record
+	for i, text := range []string{"common words", "common things", "common rare", "common stuff", "scarce"} {
+		r := &mnemo.Record{ID: string(rune('a' + i)), Namespace: "p", Kind: mnemo.KindFact, Text: text}
+		r.Normalize(now)
+		recs = append(recs, r)
+	}
+	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int64) { pruneBudget = b }(pruneBudget)
+	pruneBudget = 2
+	got, err := s.prune(ctx, []string{"common", "rare", "scarce"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "rare,scarce" {
+		t.Errorf("prune kept %v, want the two rare terms", got)
+	}
+	hits, err := s.Keyword(ctx, mnemo.Scope{Namespace: "p"}, "common rare", mnemo.Filter{}, 10)
+	if err != nil || len(hits) != 1 || hits[0].ID != "c" {
+		t.Errorf("pruned keyword = %v, %v; want only the rare record", hits, err)
+	}
+	pruneBudget = 0
+	if got, _ := s.prune(ctx, []string{"common", "rare"}); strings.Join(got, ",") != "rare" {
+		t.Errorf("prune with no budget kept %v, want the rarest term", got)
+	}
+}

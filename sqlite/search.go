@@ -131,7 +131,7 @@ func orExpr(tokens []string) string {
 // pruneBudget bounds the postings a keyword query visits: the most common
 // terms are dropped until the document frequencies of the remaining ones
 // sum to at most this (the rarest term is always kept).
-const pruneBudget = 5000
+var pruneBudget int64 = 5000
 
 // prune drops the most common tokens of a query, which cost the most to
 // score and contribute the least to BM25 (their IDF is the lowest). Terms

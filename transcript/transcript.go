@@ -51,12 +51,11 @@ import (
 // itself.
 const SyntheticModel = "<synthetic>"
 
-// ReadTool is the name of the file-read tool; EditTools are the tools that
-// change a file.
-var (
-	ReadTool  = "Read"
-	EditTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}
-)
+// ReadTool is the name of the file-read tool.
+const ReadTool = "Read"
+
+// editTools are the tools that change a file.
+var editTools = []string{"Edit", "MultiEdit", "Write", "NotebookEdit"}
 
 // Session holds the metrics of one session. Only the fields with a JSON
 // name are part of the JSON report.
@@ -247,7 +246,7 @@ func (a *Analyzer) Sessions() []Session {
 	return out
 }
 
-func isEdit(name string) bool { return slices.Contains(EditTools, name) }
+func isEdit(name string) bool { return slices.Contains(editTools, name) }
 
 func analyze(id string, evs []event) Session {
 	// Files of several transcripts (a resumed session) are merged by

@@ -28,6 +28,8 @@ type app struct {
 	db        string
 	namespace string
 	json      bool
+	server    string // --server: talk to a mnemo server instead of the file
+	key       string // --api-key for --server
 
 	store *sqlite.Store
 	svc   *engine.Service
@@ -41,6 +43,8 @@ func (a *app) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.db, "db", a.db, "database file (env MNEMO_DB)")
 	fs.StringVar(&a.namespace, "namespace", a.namespace, "namespace (env MNEMO_NAMESPACE)")
 	fs.BoolVar(&a.json, "json", a.json, "machine-readable JSON output")
+	fs.StringVar(&a.server, "server", a.server, "mnemo server URL, e.g. http://127.0.0.1:7077 (env MNEMO_SERVER)")
+	fs.StringVar(&a.key, "api-key", a.key, "API key for --server (env MNEMO_API_KEY)")
 }
 
 // dbPath resolves the database file: --db, else $MNEMO_DB, else the XDG data directory.

@@ -54,10 +54,30 @@ func init() {
 		"halflife": {summary: "print the resolved half-life of a scope", run: cmdHalflife},
 		"demo":     {summary: "load an example mission into a temporary store and print a digest", run: cmdDemo},
 		"version":  {summary: "print the version", run: cmdVersion},
+		"capture":  {summary: "Claude Code UserPromptSubmit hook: capture the prompt into a bare git repository", raw: runCapture},
+		"prompts":  {summary: "prompt corpus analytics (prompts stats --repo PATH)", raw: promptsRaw},
+		"analyze":  {summary: "coding-agent session cost analysis (analyze sessions [DIR])", raw: analyzeRaw},
 	}
 	for name, c := range extraCommands {
 		commands[name] = c
 	}
+}
+
+// promptsRaw and analyzeRaw adapt commands that return errors to the raw form.
+func promptsRaw(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitCode(stderr, "prompts", runPrompts(ctx, args, stdin, stdout, stderr))
+}
+
+func analyzeRaw(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitCode(stderr, "analyze", runAnalyze(ctx, args, stdin, stdout, stderr))
+}
+
+func exitCode(stderr io.Writer, name string, err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mnemo %s: %s\n", name, errText(err))
+	return 1
 }
 
 // extraCommands are registered by other files of this package.
@@ -66,7 +86,7 @@ var extraCommands = map[string]command{}
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `mnemo — persistent memory for long-horizon agents and their operators
 
-usage: mnemo [--db PATH] [--namespace NS] [--json] <command> [flags] [args]
+usage: mnemo [--db PATH | --server URL] [--namespace NS] [--json] <command> [flags] [args]
 
 commands:`)
 	names := make([]string, 0, len(commands))
@@ -82,6 +102,8 @@ global flags (also accepted after the command):
   --db PATH          database file (env MNEMO_DB; default ~/.local/share/mnemo/mnemo.db)
   --namespace NS     namespace (env MNEMO_NAMESPACE; default "default")
   --json             machine-readable output
+  --server URL       use a mnemo server instead of the database file (env MNEMO_SERVER)
+  --api-key KEY      API key for --server (env MNEMO_API_KEY)
 
 environment: MNEMO_EMBEDDER (hash|openai), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
 MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES.

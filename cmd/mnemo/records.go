@@ -106,11 +106,11 @@ func cmdRemember(ctx context.Context, a *app, args []string) error {
 		}
 		n.ValidTo = &t
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	out, err := svc.Remember(ctx, a.caller(), a.ns(), []mnemo.NewRecord{n}, engine.WriteOptions{Dedup: !*noDedup})
+	out, err := b.Remember(ctx, []mnemo.NewRecord{n}, engine.WriteOptions{Dedup: !*noDedup})
 	if err != nil {
 		return err
 	}
@@ -152,11 +152,11 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	for _, k := range kinds {
 		f.Kinds = append(f.Kinds, mnemo.Kind(k))
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := svc.Recall(ctx, a.caller(), mnemo.RecallRequest{Namespace: a.ns(), Query: pos[0], K: *k, Filter: f, Preset: *preset, Intent: *intent})
+	res, err := b.Recall(ctx, mnemo.RecallRequest{Query: pos[0], K: *k, Filter: f, Preset: *preset, Intent: *intent})
 	if err != nil {
 		return err
 	}
@@ -195,11 +195,11 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	d, err := svc.Digest(ctx, a.caller(), mnemo.DigestRequest{Namespace: a.ns(), Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent})
+	d, err := b.Digest(ctx, mnemo.DigestRequest{Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent})
 	if err != nil {
 		return err
 	}
@@ -216,11 +216,11 @@ func cmdShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := svc.Get(ctx, a.caller(), a.ns(), id)
+	r, err := b.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -346,14 +346,14 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 	if bodyErr != nil {
 		return bodyErr
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
 	if rf.body != "" {
 		kind := mnemo.Kind(rf.kind)
 		if kind == "" {
-			cur, err := svc.Get(ctx, a.caller(), a.ns(), pos[0])
+			cur, err := b.Get(ctx, pos[0])
 			if err != nil {
 				return err
 			}
@@ -363,7 +363,7 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
-	r, err := svc.Update(ctx, a.caller(), a.ns(), pos[0], p)
+	r, err := b.Update(ctx, pos[0], p)
 	if err != nil {
 		return err
 	}
@@ -375,24 +375,24 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 }
 
 func cmdForget(ctx context.Context, a *app, args []string) error {
-	return a.lifecycle(ctx, "forget", args, (*engine.Service).Forget, "forgot %s (restore with: mnemo restore %s)\n")
+	return a.lifecycle(ctx, "forget", args, backend.Forget, "forgot %s (restore with: mnemo restore %s)\n")
 }
 
 func cmdRestore(ctx context.Context, a *app, args []string) error {
-	return a.lifecycle(ctx, "restore", args, (*engine.Service).Restore, "restored %s%.0s\n")
+	return a.lifecycle(ctx, "restore", args, backend.Restore, "restored %s%.0s\n")
 }
 
 func (a *app) lifecycle(ctx context.Context, name string, args []string,
-	op func(*engine.Service, context.Context, mnemo.Caller, string, string) (*mnemo.Record, error), msg string) error {
+	op func(backend, context.Context, string) (*mnemo.Record, error), msg string) error {
 	id, err := a.oneID(name, args)
 	if err != nil {
 		return err
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := op(svc, ctx, a.caller(), a.ns(), id)
+	r, err := op(b, ctx, id)
 	if err != nil {
 		return err
 	}
@@ -408,11 +408,11 @@ func cmdHistory(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	revs, err := svc.History(ctx, a.caller(), a.ns(), id)
+	revs, err := b.History(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -455,11 +455,11 @@ func cmdList(ctx context.Context, a *app, args []string) error {
 	for _, k := range kinds {
 		f.Kinds = append(f.Kinds, mnemo.Kind(k))
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	recs, err := svc.List(ctx, a.caller(), a.ns(), mnemo.ListOptions{Filter: f, Limit: *limit, After: *after, IncludeDeleted: *all, IncludeHistory: *all})
+	recs, err := b.List(ctx, mnemo.ListOptions{Filter: f, Limit: *limit, After: *after, IncludeDeleted: *all, IncludeHistory: *all})
 	if err != nil {
 		return err
 	}
@@ -490,7 +490,7 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one FILE argument")
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
@@ -504,7 +504,7 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 		defer os.Remove(tmp)
 		w = f
 	}
-	n, err := svc.Export(ctx, a.caller(), a.ns(), w)
+	n, err := b.Export(ctx, w)
 	if err != nil {
 		if f != nil {
 			f.Close()
@@ -545,11 +545,11 @@ func cmdImport(ctx context.Context, a *app, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	svc, err := a.service(ctx)
+	b, err := a.backend(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := svc.Import(ctx, a.caller(), a.ns(), r, progress(a.stderr, "written"))
+	res, err := b.Import(ctx, r, progress(a.stderr, "written"))
 	if err != nil {
 		return err
 	}
@@ -564,6 +564,9 @@ func cmdReembed(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("reembed", flag.ContinueOnError)
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
+	}
+	if a.serverURL() != "" {
+		return usagef("reembed works on the database file: run it where the server runs, without --server")
 	}
 	svc, err := a.openService(ctx, true)
 	if err != nil {

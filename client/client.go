@@ -1,0 +1,300 @@
+// Package client is a Go client of mnemo's REST API. It speaks the same
+// types as the engine (mnemo.Record, mnemo.RecallResult, mnemo.Digest, ...)
+// and turns error responses back into *mnemo.Error with the server's code.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// Client calls one mnemo server. It is safe for concurrent use.
+type Client struct {
+	base      string
+	apiKey    string
+	namespace string
+	hc        *http.Client
+}
+
+// Options configures New.
+type Options struct {
+	APIKey    string       // sent as Authorization: Bearer
+	Namespace string       // sent as Mnemo-Namespace; "" lets the server choose
+	HTTP      *http.Client // default: a client with a 5 minute timeout
+}
+
+// New returns a client of the server at baseURL (e.g. http://127.0.0.1:7077).
+func New(baseURL string, opt Options) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "server URL %q is not http(s)://HOST[:PORT]", baseURL)
+	}
+	hc := opt.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 5 * time.Minute}
+	}
+	return &Client{base: u.String(), apiKey: opt.APIKey, namespace: opt.Namespace, hc: hc}, nil
+}
+
+// WithNamespace returns a copy of c that acts in namespace ns.
+func (c *Client) WithNamespace(ns string) *Client {
+	cc := *c
+	cc.namespace = ns
+	return &cc
+}
+
+// do sends a request and decodes a JSON answer into out (when non-nil).
+func (c *Client) do(ctx context.Context, method, path string, in any, out any) error {
+	var body io.Reader
+	ctype := ""
+	switch v := in.(type) {
+	case nil:
+	case io.Reader:
+		body, ctype = v, "application/x-ndjson"
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("client: encode: %w", err)
+		}
+		body, ctype = bytes.NewReader(b), "application/json"
+	}
+	resp, err := c.send(ctx, method, path, body, ctype)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("client: %s %s: decode: %w", method, path, err)
+	}
+	return nil
+}
+
+// send performs a request and returns the response of a 2xx status; any
+// other status becomes an error carrying the server's code.
+func (c *Client) send(ctx context.Context, method, path string, body io.Reader, ctype string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	if c.namespace != "" {
+		req.Header.Set("Mnemo-Namespace", c.namespace)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("client: cannot reach the mnemo server at %s: %w", c.base, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	return nil, responseError(resp)
+}
+
+// responseError decodes {"error":{"code","message"}} into a *mnemo.Error.
+func responseError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var eb struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &eb); err == nil && eb.Error.Code != "" {
+		return &mnemo.Error{Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	code := mnemo.EINTERNAL
+	switch resp.StatusCode {
+	case 400:
+		code = mnemo.EINVALID
+	case 401:
+		code = mnemo.EUNAUTHORIZED
+	case 403:
+		code = mnemo.EFORBIDDEN
+	case 404:
+		code = mnemo.ENOTFOUND
+	case 409:
+		code = mnemo.ECONFLICT
+	case 413:
+		code = mnemo.ETOOLARGE
+	case 429:
+		code = mnemo.ERATELIMIT
+	}
+	return mnemo.Errorf(code, "server answered %s", resp.Status)
+}
+
+// Remember stores records (one request per call: POST /v1/records for one
+// record, /v1/records/batch for several).
+func (c *Client) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
+	if len(in) == 1 {
+		var w engine.Written
+		req := struct {
+			mnemo.NewRecord
+			NoDedup bool `json:"no_dedup,omitempty"`
+		}{in[0], !opt.Dedup}
+		if err := c.do(ctx, "POST", "/v1/records", req, &w); err != nil {
+			return nil, err
+		}
+		return []engine.Written{w}, nil
+	}
+	var resp struct {
+		IDs    []string `json:"ids"`
+		Merged []bool   `json:"merged"`
+	}
+	req := struct {
+		Records []mnemo.NewRecord `json:"records"`
+		NoDedup bool              `json:"no_dedup,omitempty"`
+	}{in, !opt.Dedup}
+	if err := c.do(ctx, "POST", "/v1/records/batch", req, &resp); err != nil {
+		return nil, err
+	}
+	out := make([]engine.Written, len(resp.IDs))
+	for i, id := range resp.IDs {
+		out[i] = engine.Written{Record: &mnemo.Record{ID: id}, Merged: i < len(resp.Merged) && resp.Merged[i]}
+	}
+	return out, nil
+}
+
+// Get returns one record.
+func (c *Client) Get(ctx context.Context, id string) (*mnemo.Record, error) {
+	var r mnemo.Record
+	return &r, c.do(ctx, "GET", "/v1/records/"+url.PathEscape(id), nil, &r)
+}
+
+// Update changes fields of a record.
+func (c *Client) Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+	var r mnemo.Record
+	return &r, c.do(ctx, "PATCH", "/v1/records/"+url.PathEscape(id), p, &r)
+}
+
+// Forget forgets a record (restorable).
+func (c *Client) Forget(ctx context.Context, id string) (*mnemo.Record, error) {
+	var r mnemo.Record
+	return &r, c.do(ctx, "DELETE", "/v1/records/"+url.PathEscape(id), nil, &r)
+}
+
+// Restore restores a forgotten record.
+func (c *Client) Restore(ctx context.Context, id string) (*mnemo.Record, error) {
+	var r mnemo.Record
+	return &r, c.do(ctx, "POST", "/v1/records/"+url.PathEscape(id)+"/restore", nil, &r)
+}
+
+// History returns a record's revisions, oldest first.
+func (c *Client) History(ctx context.Context, id string) ([]mnemo.Revision, error) {
+	var revs []mnemo.Revision
+	return revs, c.do(ctx, "GET", "/v1/records/"+url.PathEscape(id)+"/history", nil, &revs)
+}
+
+// List returns one page of records, newest first. Filter fields that the
+// REST route does not take (time range, criticality, outcome, as_of) are an
+// EINVALID error rather than silently ignored.
+func (c *Client) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	f := opt.Filter
+	if f.Since != nil || f.Until != nil || f.AsOf != nil || f.MinCriticality != 0 || f.Outcome != "" {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "list over a server filters by layer, kind, scope, component, mission and tag only")
+	}
+	q := url.Values{}
+	for _, l := range f.Layers {
+		q.Add("layer", string(l))
+	}
+	for _, k := range f.Kinds {
+		q.Add("kind", string(k))
+	}
+	for _, t := range f.Tags {
+		q.Add("tag", t)
+	}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("scope", f.ScopePrefix)
+	set("component", f.Component)
+	set("mission", f.Mission)
+	set("after", opt.After)
+	if opt.Limit != 0 {
+		q.Set("limit", strconv.Itoa(opt.Limit))
+	}
+	if opt.IncludeDeleted || opt.IncludeHistory {
+		q.Set("all", "true")
+	}
+	path := "/v1/records"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var resp struct {
+		Records []*mnemo.Record `json:"records"`
+	}
+	if err := c.do(ctx, "GET", path, nil, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Records, nil
+}
+
+// Recall ranks the k best records for a query.
+func (c *Client) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	var res mnemo.RecallResult
+	return &res, c.do(ctx, "POST", "/v1/recall", req, &res)
+}
+
+// Digest answers workflow_memory_query.
+func (c *Client) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	var d mnemo.Digest
+	return &d, c.do(ctx, "POST", "/v1/digest", req, &d)
+}
+
+// Export copies the namespace's JSONL export to w and returns the number of records.
+func (c *Client) Export(ctx context.Context, w io.Writer) (int, error) {
+	resp, err := c.send(ctx, "GET", "/v1/export", nil, "")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	cw := &lineCounter{w: w}
+	if _, err := io.Copy(cw, resp.Body); err != nil {
+		return cw.n, fmt.Errorf("client: export: %w", err)
+	}
+	return cw.n, nil
+}
+
+// Import sends JSONL records to the server.
+func (c *Client) Import(ctx context.Context, r io.Reader) (engine.ImportResult, error) {
+	var res engine.ImportResult
+	return res, c.do(ctx, "POST", "/v1/import", r, &res)
+}
+
+// Health reports whether the server answers /readyz.
+func (c *Client) Health(ctx context.Context) error {
+	return c.do(ctx, "GET", "/readyz", nil, nil)
+}
+
+type lineCounter struct {
+	w io.Writer
+	n int
+}
+
+func (l *lineCounter) Write(b []byte) (int, error) {
+	l.n += bytes.Count(b, []byte{'\n'})
+	return l.w.Write(b)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/client"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// backend is what the record commands need: the local engine over the
+// database file, or a mnemo server through the Go client (--server). Both
+// act in the namespace and with the caller the app resolved.
+type backend interface {
+	Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error)
+	Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error)
+	Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error)
+	Get(ctx context.Context, id string) (*mnemo.Record, error)
+	Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error)
+	Forget(ctx context.Context, id string) (*mnemo.Record, error)
+	Restore(ctx context.Context, id string) (*mnemo.Record, error)
+	History(ctx context.Context, id string) ([]mnemo.Revision, error)
+	List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error)
+	Export(ctx context.Context, w io.Writer) (int, error)
+	Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error)
+}
+
+// local adapts the engine to backend for one caller and namespace.
+type local struct {
+	svc    *engine.Service
+	caller mnemo.Caller
+	ns     string
+}
+
+func (l local) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
+	return l.svc.Remember(ctx, l.caller, l.ns, in, opt)
+}
+
+func (l local) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	req.Namespace = l.ns
+	return l.svc.Recall(ctx, l.caller, req)
+}
+
+func (l local) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	req.Namespace = l.ns
+	return l.svc.Digest(ctx, l.caller, req)
+}
+
+func (l local) Get(ctx context.Context, id string) (*mnemo.Record, error) {
+	return l.svc.Get(ctx, l.caller, l.ns, id)
+}
+
+func (l local) Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+	return l.svc.Update(ctx, l.caller, l.ns, id, p)
+}
+
+func (l local) Forget(ctx context.Context, id string) (*mnemo.Record, error) {
+	return l.svc.Forget(ctx, l.caller, l.ns, id)
+}
+
+func (l local) Restore(ctx context.Context, id string) (*mnemo.Record, error) {
+	return l.svc.Restore(ctx, l.caller, l.ns, id)
+}
+
+func (l local) History(ctx context.Context, id string) ([]mnemo.Revision, error) {
+	return l.svc.History(ctx, l.caller, l.ns, id)
+}
+
+func (l local) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	return l.svc.List(ctx, l.caller, l.ns, opt)
+}
+
+func (l local) Export(ctx context.Context, w io.Writer) (int, error) {
+	return l.svc.Export(ctx, l.caller, l.ns, w)
+}
+
+func (l local) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error) {
+	return l.svc.Import(ctx, l.caller, l.ns, r, progress)
+}
+
+// remote adapts the Go client to backend.
+type remote struct{ c *client.Client }
+
+func (r remote) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
+	return r.c.Remember(ctx, in, opt)
+}
+
+func (r remote) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	return r.c.Recall(ctx, req)
+}
+
+func (r remote) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	return r.c.Digest(ctx, req)
+}
+
+func (r remote) Get(ctx context.Context, id string) (*mnemo.Record, error) { return r.c.Get(ctx, id) }
+
+func (r remote) Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+	return r.c.Update(ctx, id, p)
+}
+
+func (r remote) Forget(ctx context.Context, id string) (*mnemo.Record, error) {
+	return r.c.Forget(ctx, id)
+}
+
+func (r remote) Restore(ctx context.Context, id string) (*mnemo.Record, error) {
+	return r.c.Restore(ctx, id)
+}
+
+func (r remote) History(ctx context.Context, id string) ([]mnemo.Revision, error) {
+	return r.c.History(ctx, id)
+}
+
+func (r remote) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	return r.c.List(ctx, opt)
+}
+
+func (r remote) Export(ctx context.Context, w io.Writer) (int, error) { return r.c.Export(ctx, w) }
+
+func (r remote) Import(ctx context.Context, rd io.Reader, progress func(done, total int)) (engine.ImportResult, error) {
+	res, err := r.c.Import(ctx, rd)
+	if err == nil && progress != nil && res.Read > 0 {
+		progress(res.Read, res.Read)
+	}
+	return res, err
+}
+
+// serverURL is --server, else $MNEMO_SERVER; "" means local mode.
+func (a *app) serverURL() string {
+	if a.server != "" {
+		return a.server
+	}
+	return a.env("MNEMO_SERVER")
+}
+
+// apiKey is --api-key, else $MNEMO_API_KEY.
+func (a *app) apiKey() string {
+	if a.key != "" {
+		return a.key
+	}
+	return a.env("MNEMO_API_KEY")
+}
+
+// backend returns the remote backend with --server, else the local engine.
+func (a *app) backend(ctx context.Context) (backend, error) {
+	if u := a.serverURL(); u != "" {
+		ns := a.namespace
+		if ns == "" {
+			ns = a.env("MNEMO_NAMESPACE")
+		}
+		c, err := client.New(u, client.Options{APIKey: a.apiKey(), Namespace: ns})
+		if err != nil {
+			return nil, err
+		}
+		return remote{c}, nil
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return local{svc: svc, caller: a.caller(), ns: a.ns()}, nil
+}

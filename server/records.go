@@ -1,0 +1,369 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// RememberRequest is the body of POST /v1/records: a new record plus write options.
+type RememberRequest struct {
+	mnemo.NewRecord
+	NoDedup bool `json:"no_dedup,omitempty"` // store even if a near-duplicate exists
+}
+
+// BatchRequest is the body of POST /v1/records/batch.
+type BatchRequest struct {
+	Records []mnemo.NewRecord `json:"records"`
+	NoDedup bool              `json:"no_dedup,omitempty"`
+}
+
+// BatchResponse is the answer of POST /v1/records/batch.
+type BatchResponse struct {
+	IDs    []string `json:"ids"`
+	Merged []bool   `json:"merged"`
+}
+
+// ListResponse is the answer of GET /v1/records.
+type ListResponse struct {
+	Records []*mnemo.Record `json:"records"`
+	// Next is the cursor of the next page (pass it as ?after=), "" on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// MaxBatch bounds the records of one batch write.
+const MaxBatch = 1000
+
+func (s *Server) routesV1() {
+	s.handle("POST /v1/records", true, s.handleRemember)
+	s.handle("POST /v1/records/batch", true, s.handleBatch)
+	s.handle("GET /v1/records", true, s.handleList)
+	s.handle("GET /v1/records/{id}", true, s.handleGet)
+	s.handle("PATCH /v1/records/{id}", true, s.handleUpdate)
+	s.handle("DELETE /v1/records/{id}", true, s.handleForget)
+	s.handle("POST /v1/records/{id}/restore", true, s.handleRestore)
+	s.handle("GET /v1/records/{id}/history", true, s.handleHistory)
+	s.handle("POST /v1/recall", true, s.handleRecall)
+	s.handle("POST /v1/digest", true, s.handleDigest)
+	s.handle("GET /v1/export", true, s.handleExport)
+	s.handle("POST /v1/import", true, s.handleImport)
+}
+
+// readBody reads a body up to limit bytes and checks that it is UTF-8.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, mnemo.Errorf(mnemo.ETOOLARGE, "request body is over the limit of %d bytes", limit)
+		}
+		return nil, mnemo.Errorf(mnemo.EINVALID, "cannot read the request body")
+	}
+	if !utf8.Valid(b) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "request body is not valid UTF-8")
+	}
+	return b, nil
+}
+
+// decode reads a strict JSON body into v: unknown fields, trailing data,
+// invalid UTF-8 and oversized bodies are errors.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	b, err := readBody(w, r, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeErr(err)
+	}
+	if dec.More() {
+		return mnemo.Errorf(mnemo.EINVALID, "request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// write guards the routes that change records.
+func (s *Server) canWrite(w http.ResponseWriter, r *http.Request) (mnemo.Principal, bool) {
+	p := principal(r.Context())
+	if err := p.CheckWrite(); err != nil {
+		s.writeError(w, r, err)
+		return p, false
+	}
+	return p, true
+}
+
+// deadline bounds writing a non-streaming response.
+func deadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(60 * time.Second))
+}
+
+func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	var req RememberRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.svc.Remember(r.Context(), p.Caller, p.Namespace, []mnemo.NewRecord{req.NewRecord}, engine.WriteOptions{Dedup: !req.NoDedup})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/records/"+out[0].ID)
+	writeJSON(w, http.StatusCreated, out[0])
+}
+
+func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	var req BatchRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(req.Records) == 0 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "records is empty"))
+		return
+	}
+	if len(req.Records) > MaxBatch {
+		s.writeError(w, r, mnemo.Errorf(mnemo.ETOOLARGE, "%d records in one batch, over the limit of %d", len(req.Records), MaxBatch))
+		return
+	}
+	out, err := s.svc.Remember(r.Context(), p.Caller, p.Namespace, req.Records, engine.WriteOptions{Dedup: !req.NoDedup})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resp := BatchResponse{IDs: make([]string, len(out)), Merged: make([]bool, len(out))}
+	for i, o := range out {
+		resp.IDs[i], resp.Merged[i] = o.ID, o.Merged
+	}
+	writeJSON(w, http.StatusCreated, resp)
+}
+
+// listOptions parses GET /v1/records query parameters.
+func listOptions(r *http.Request) (mnemo.ListOptions, error) {
+	q := r.URL.Query()
+	var opt mnemo.ListOptions
+	for k := range q {
+		switch k {
+		case "layer", "kind", "scope", "component", "mission", "tag", "limit", "after", "all":
+		default:
+			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, tag, limit, after or all)", k)
+		}
+	}
+	for _, l := range q["layer"] {
+		opt.Filter.Layers = append(opt.Filter.Layers, mnemo.Layer(l))
+	}
+	for _, k := range q["kind"] {
+		opt.Filter.Kinds = append(opt.Filter.Kinds, mnemo.Kind(k))
+	}
+	for _, t := range q["tag"] {
+		opt.Filter.Tags = append(opt.Filter.Tags, strings.Split(t, ",")...)
+	}
+	opt.Filter.ScopePrefix = q.Get("scope")
+	opt.Filter.Component = q.Get("component")
+	opt.Filter.Mission = q.Get("mission")
+	opt.After = q.Get("after")
+	opt.Limit = 100
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return opt, mnemo.Errorf(mnemo.EINVALID, "limit %q is not an integer", v)
+		}
+		opt.Limit = n
+	}
+	if v := q.Get("all"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return opt, mnemo.Errorf(mnemo.EINVALID, "all %q is not a boolean", v)
+		}
+		opt.IncludeDeleted, opt.IncludeHistory = b, b
+	}
+	return opt, nil
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	opt, err := listOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	recs, err := s.svc.List(r.Context(), p.Caller, p.Namespace, opt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resp := ListResponse{Records: recs}
+	if resp.Records == nil {
+		resp.Records = []*mnemo.Record{}
+	}
+	limit := opt.Limit
+	if limit == 0 {
+		limit = 100
+	}
+	if len(recs) == limit {
+		resp.Next = recs[len(recs)-1].ID
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	rec, err := s.svc.Get(r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	var patch mnemo.RecordPatch
+	if err := s.decode(w, r, &patch); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rec, err := s.svc.Update(r.Context(), p.Caller, p.Namespace, r.PathValue("id"), patch)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
+	s.lifecycle(w, r, (*engine.Service).Forget)
+}
+
+func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
+	s.lifecycle(w, r, (*engine.Service).Restore)
+}
+
+func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request,
+	op func(*engine.Service, context.Context, mnemo.Caller, string, string) (*mnemo.Record, error)) {
+	deadline(w)
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	rec, err := op(s.svc, r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	revs, err := s.svc.History(r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if revs == nil {
+		revs = []mnemo.Revision{}
+	}
+	writeJSON(w, http.StatusOK, revs)
+}
+
+func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	var req mnemo.RecallRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Namespace = p.Namespace
+	res, err := s.svc.Recall(r.Context(), p.Caller, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleDigest(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	var req mnemo.DigestRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Namespace = p.Namespace
+	d, err := s.svc.Digest(r.Context(), p.Caller, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	p := principal(r.Context())
+	if len(r.URL.Query()) > 0 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "export takes no query parameters"))
+		return
+	}
+	// Export into memory first so that a failure is a proper error response,
+	// not a truncated stream.
+	var buf bytes.Buffer
+	n, err := s.svc.Export(r.Context(), p.Caller, p.Namespace, &buf)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Mnemo-Record-Count", strconv.Itoa(n))
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = buf.WriteTo(w)
+}
+
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	b, err := readBody(w, r, s.cfg.MaxImportBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.svc.Import(r.Context(), p.Caller, p.Namespace, bytes.NewReader(b), nil)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
