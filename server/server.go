@@ -6,10 +6,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -164,6 +166,16 @@ func (s *Server) handle(pattern string, auth bool, h http.HandlerFunc) {
 // mcpHandler adapts the MCP handler: long-lived GET streams end on shutdown.
 func (s *Server) mcpHandler(h http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			// The SDK would silently turn invalid UTF-8 into U+FFFD: refuse it.
+			body, err := readBody(w, r, s.cfg.MaxBody)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
 		if r.Method != http.MethodGet {
 			h.ServeHTTP(w, r)
 			return

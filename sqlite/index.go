@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
@@ -127,7 +128,13 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 		}
 	}
 	if _, ok := s.idx.ns[ns]; !ok {
-		n := &nsIndex{pos: make(map[int64]int)}
+		var count, blob int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(length(embedding)), 0) FROM records WHERE namespace = ?`, ns).Scan(&count, &blob); err != nil {
+			return err
+		}
+		// Size everything once: growing a 100k x 384 slice row by row costs
+		// copies, page faults and GC work that dominate a cold start.
+		n := &nsIndex{pos: make(map[int64]int, count), ents: make([]entry, 0, count), vecs: make([]float32, 0, count*(blob/4))}
 		rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE namespace = ? ORDER BY rowid`, ns)
 		if err != nil {
 			return err
@@ -189,7 +196,12 @@ func (n *nsIndex) upsert(e entry, emb []byte) {
 		e.off = n.ents[i].off // overwrite in place
 	} else if dim > 0 {
 		e.off = len(n.vecs)
-		n.vecs = append(n.vecs, make([]float32, dim)...)
+		if cap(n.vecs)-len(n.vecs) < dim {
+			// Double the backing array: appending a fresh slice per row
+			// costs an allocation and, at 1.25x growth, many large copies.
+			n.vecs = slices.Grow(n.vecs, max(dim, len(n.vecs)))
+		}
+		n.vecs = n.vecs[:len(n.vecs)+dim] // every element is written below
 	}
 	e.dim = dim
 	if dim > 0 {

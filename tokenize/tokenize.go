@@ -85,3 +85,42 @@ func (t *Tokenizer) Count(text string) int {
 	}
 	return n
 }
+
+// Lazy returns a tokenizer of the named encoding whose vocabulary starts
+// loading in the background now; the first Count waits for it. Short-lived
+// processes use it to overlap the load (tens of milliseconds) with other
+// start-up work. Errors: EINVALID for an unknown encoding name.
+func Lazy(name string) (mnemo.Tokenizer, error) {
+	if name == "" {
+		name = Default
+	}
+	if _, ok := encodings[name]; !ok {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
+	}
+	l := &lazy{name: name}
+	go l.get()
+	return l, nil
+}
+
+type lazy struct {
+	name string
+	once sync.Once
+	tok  *Tokenizer
+}
+
+func (l *lazy) get() *Tokenizer {
+	l.once.Do(func() { l.tok, _ = Get(l.name) })
+	return l.tok
+}
+
+// Name returns the encoding name.
+func (l *lazy) Name() string { return l.name }
+
+// Count waits for the vocabulary and counts text; if it failed to load, it
+// returns the byte length, an upper bound of any byte-level BPE count.
+func (l *lazy) Count(text string) int {
+	if t := l.get(); t != nil {
+		return t.Count(text)
+	}
+	return len(text)
+}

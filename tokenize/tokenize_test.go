@@ -96,3 +96,25 @@ func BenchmarkCount(b *testing.B) {
 		tok.Count(text)
 	}
 }
+
+func TestLazyMatchesEager(t *testing.T) {
+	eager, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lz, err := Lazy("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"", "hello world", "Привіт, світе", "décision — rejected"} {
+		if a, b := eager.Count(s), lz.Count(s); a != b {
+			t.Errorf("%q: lazy %d, eager %d", s, b, a)
+		}
+	}
+	if lz.Name() != Default {
+		t.Errorf("name %q", lz.Name())
+	}
+	if _, err := Lazy("nope"); err == nil {
+		t.Error("unknown encoding accepted")
+	}
+}

@@ -127,7 +127,7 @@ func (a *app) engineConfig() (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	tok, err := tokenize.New(a.env("MNEMO_TOKENIZER"))
+	tok, err := tokenize.Lazy(a.env("MNEMO_TOKENIZER"))
 	if err != nil {
 		return engine.Config{}, err
 	}

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/mnemo-dev/mnemo"
@@ -20,7 +22,14 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if path := os.Getenv("MNEMO_CPUPROFILE"); path != "" {
+		// Profiling a whole command, e.g. a hook's start-up cost.
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }
@@ -83,6 +92,8 @@ func exitCode(stderr io.Writer, name string, err error) int {
 // extraCommands are registered by other files of this package.
 var extraCommands = map[string]command{}
 
+var mergeExtra sync.Once
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `mnemo — persistent memory for long-horizon agents and their operators
 
@@ -111,6 +122,14 @@ Run 'mnemo <command> -h' for a command's flags.`)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	mergeExtra.Do(func() {
+		// Files named after main.go run their init() after main.go's: merge late.
+		for name, c := range extraCommands {
+			if _, ok := commands[name]; !ok {
+				commands[name] = c
+			}
+		}
+	})
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: os.Getenv}
 	gfs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
 	gfs.SetOutput(stderr)

@@ -17,9 +17,9 @@ import (
 // recordFlags are the writable fields of a record, shared by remember and edit.
 type recordFlags struct {
 	layer, kind, scope, source, component, mission, at, validTo, body, text string
-	importance, confidence, criticality                                   optFloat
-	refs, tags                                                            stringList
-	accessLevel                                                           int
+	importance, confidence, criticality                                     optFloat
+	refs, tags                                                              stringList
+	accessLevel                                                             int
 }
 
 func (rf *recordFlags) register(fs *flag.FlagSet) {

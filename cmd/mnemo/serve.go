@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/mcpserver"
+	"github.com/mnemo-dev/mnemo/server"
+)
+
+func init() {
+	extraCommands["serve"] = command{summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe}
+	extraCommands["mcp"] = command{summary: "serve MCP over stdio (for Claude Code and other MCP clients)", run: cmdMCP}
+}
+
+// version is reported by the server and the MCP handshake.
+const serverVersion = "0.1.0"
+
+// newLogger builds the structured logger of serve and mcp.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level %q is not debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format %q is not text or json", format)
+}
+
+// parseRate reads "N", "N/s" or "N/m" as requests per second.
+func parseRate(s string) (float64, error) {
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	num, unit, _ := strings.Cut(s, "/")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, usagef("--rate %q is not N/s or N/m", s)
+	}
+	switch unit {
+	case "", "s":
+		return f, nil
+	case "m":
+		return f / 60, nil
+	}
+	return 0, usagef("--rate %q is not N/s or N/m", s)
+}
+
+func cmdServe(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:7077", "listen address HOST:PORT (a non-loopback address needs API keys)")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	maxBody := fs.Int64("max-body", 4<<20, "largest JSON request body in bytes (larger: 413)")
+	maxImport := fs.Int64("max-import", 256<<20, "largest JSONL import body in bytes")
+	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
+	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("serve takes no arguments")
+	}
+	if a.server != "" {
+		return usagef("serve opens the database file: drop --server")
+	}
+	log, err := newLogger(a.stderr, *logFormat, *logLevel)
+	if err != nil {
+		return err
+	}
+	perSec, err := parseRate(*rate)
+	if err != nil {
+		return err
+	}
+	if *maxBody <= 0 || *maxImport <= 0 {
+		return usagef("--max-body and --max-import must be positive")
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return err
+	}
+	if err := server.CheckBind(ctx, *addr, a.store); err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody,
+		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
+	}
+	log.Info("database", "path", a.store.Path())
+	return srv.Run(ctx, ln)
+}
+
+func cmdMCP(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
+	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("mcp takes no arguments")
+	}
+	if a.server != "" {
+		return usagef("mcp serves the database file over stdio: drop --server (or point the MCP client at SERVER/mcp)")
+	}
+	log, err := newLogger(a.stderr, *logFormat, *logLevel)
+	if err != nil {
+		return err
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(svc, mcpserver.Options{Namespace: a.ns(), Logger: log, Version: serverVersion})
+	log.Info("mnemo mcp on stdio", "db", a.store.Path(), "namespace", a.ns())
+	start := time.Now()
+	err = mcpserver.ServeStdio(ctx, srv)
+	log.Info("mnemo mcp done", "after", time.Since(start).Round(time.Millisecond))
+	return err
+}
