@@ -98,11 +98,11 @@ func BenchmarkCount(b *testing.B) {
 }
 
 func TestLazyMatchesEager(t *testing.T) {
-	eager, err := New("")
+	eager, err := tokenize.New("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lz, err := Lazy("")
+	lz, err := tokenize.Lazy("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +111,10 @@ func TestLazyMatchesEager(t *testing.T) {
 			t.Errorf("%q: lazy %d, eager %d", s, b, a)
 		}
 	}
-	if lz.Name() != Default {
+	if lz.Name() != tokenize.Default {
 		t.Errorf("name %q", lz.Name())
 	}
-	if _, err := Lazy("nope"); err == nil {
+	if _, err := tokenize.Lazy("nope"); err == nil {
 		t.Error("unknown encoding accepted")
 	}
 }
