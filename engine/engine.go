@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -37,6 +38,9 @@ type Config struct {
 	TriageCapacity float64
 	// AllowMismatch opens a store built by another embedder (for reembed).
 	AllowMismatch bool
+	// Logger receives failures of background work (retrieval log, access
+	// counters); nil discards them.
+	Logger *slog.Logger
 }
 
 // Service is the memory engine. It is safe for concurrent use.
@@ -54,6 +58,7 @@ type Service struct {
 	triageCap float64
 	rates     *rateTracker
 
+	log    *slog.Logger
 	bg     chan func(context.Context)
 	bgDone chan struct{}
 	closed sync.Once
@@ -83,6 +88,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.log = cfg.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.newID == nil {
 		s.newID = newULIDSource(s.now)
@@ -163,6 +172,7 @@ func (s *Service) later(fn func(context.Context)) {
 	select {
 	case s.bg <- fn:
 	default:
+		s.log.Warn("background queue full: retrieval log entry dropped")
 	}
 }
 

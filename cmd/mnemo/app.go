@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,7 +132,8 @@ func (a *app) engineConfig() (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Embedder: embed.NewCached(emb, 1024), Tokenizer: tok, DefaultPreset: a.env("MNEMO_PRESET")}
+	cfg := engine.Config{Embedder: embed.NewCached(emb, 1024), Tokenizer: tok, DefaultPreset: a.env("MNEMO_PRESET"),
+		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if v := a.env("MNEMO_MAX_TEXT_BYTES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
