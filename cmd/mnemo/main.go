@@ -155,7 +155,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if cmd.raw != nil {
-		return cmd.raw(ctx, rest[1:], stdin, stdout, stderr)
+		args := rest[1:]
+		if a.json && rest[0] != "capture" { // hooks print nothing but what their caller reads
+			args = append(args, "--json")
+		}
+		return cmd.raw(ctx, args, stdin, stdout, stderr)
 	}
 	a.name = rest[0]
 	err := cmd.run(ctx, a, rest[1:])

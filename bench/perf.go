@@ -1,0 +1,293 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tokenize"
+)
+
+// PerfOptions configure RunPerf. The zero value is the full suite.
+type PerfOptions struct {
+	Quick   bool   // sizes 1k and 10k only, 30 queries each: for CI
+	Sizes   []int  // store sizes to measure, ascending; default 1k, 10k, 100k (quick: 1k, 10k)
+	Queries int    // queries per size and operation; default 200 (quick: 30)
+	Budget  int    // digest token budget; default 2000
+	K       int    // recall k; default 10
+	Batch   int    // records per Remember call; default 500
+	Seed    uint64 // workload seed; default 1
+	Dir     string // where the store goes; "" = a new temp dir, removed after
+	// Progress, when set, is told what runs (a stage name, done, total).
+	Progress func(stage string, done, total int)
+}
+
+// Latency summarises one operation's latencies.
+type Latency struct {
+	P50, P95, P99, Mean time.Duration
+}
+
+// MarshalJSON writes milliseconds: {"p50_ms": …, "p95_ms": …, "p99_ms": …, "mean_ms": …}.
+func (l Latency) MarshalJSON() ([]byte, error) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return json.Marshal(map[string]float64{"p50_ms": ms(l.P50), "p95_ms": ms(l.P95), "p99_ms": ms(l.P99), "mean_ms": ms(l.Mean)})
+}
+
+// NewLatency summarises samples (nearest-rank percentiles).
+func NewLatency(samples []time.Duration) Latency {
+	if len(samples) == 0 {
+		return Latency{}
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	pct := func(p float64) time.Duration {
+		i := int(p*float64(len(s))+0.999999) - 1
+		return s[min(max(i, 0), len(s)-1)]
+	}
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return Latency{P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Mean: sum / time.Duration(len(s))}
+}
+
+// PerfSize is the figures at one store size.
+type PerfSize struct {
+	Records int     `json:"records"`
+	Digest  Latency `json:"digest"`
+	Recall  Latency `json:"recall"`
+	Floor   Latency `json:"floor"` // bare FTS5 BM25 top-20 on the same queries
+	// DigestFloorRatio is digest p50 over floor p50.
+	DigestFloorRatio float64 `json:"digest_floor_ratio"`
+	// RecallFloorRatio is recall p50 over floor p50.
+	RecallFloorRatio float64 `json:"recall_floor_ratio"`
+}
+
+// PerfReport is the outcome of RunPerf.
+type PerfReport struct {
+	Quick   bool       `json:"quick"`
+	Queries int        `json:"queries"`
+	Budget  int        `json:"digest_budget"`
+	K       int        `json:"recall_k"`
+	Sizes   []PerfSize `json:"sizes"`
+	// Write throughput over every batched Remember of the run (hash
+	// embedder, dedup off, Batch records per call).
+	WriteRecords      int     `json:"write_records"`
+	WriteSeconds      float64 `json:"write_seconds"`
+	WriteRecordsPerS  float64 `json:"write_records_per_s"`
+	Batch             int     `json:"write_batch"`
+	MemoryAfter       int     `json:"memory_after_records"` // store size when memory was read
+	RSSBytes          uint64  `json:"rss_bytes"`            // VmRSS (0 where /proc is missing)
+	HeapBytes         uint64  `json:"go_heap_bytes"`        // live Go heap after a GC
+	GoVersion         string  `json:"go_version"`
+	CPUs              int     `json:"cpus"`
+	OS                string  `json:"os"`
+	Elapsed           float64 `json:"elapsed_s"`
+	DatabaseFileBytes int64   `json:"database_file_bytes"`
+}
+
+// RunPerf measures, in one process on one SQLite store: write throughput
+// (batched Remember with the hash embedder, dedup off), then at each size
+// the latency of Digest, Recall and the bare FTS5 floor (sqlite FloorQuery,
+// top 20) on the same synthetic queries, and finally resident memory and
+// the Go heap. The store grows from one size to the next in one namespace,
+// so each size is measured on exactly that many records.
+func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
+	start := time.Now()
+	if len(opt.Sizes) == 0 {
+		opt.Sizes = []int{1000, 10000, 100000}
+		if opt.Quick {
+			opt.Sizes = opt.Sizes[:2]
+		}
+	}
+	if !slices.IsSorted(opt.Sizes) || opt.Sizes[0] <= 0 {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "sizes must be positive and ascending, got %v", opt.Sizes)
+	}
+	if opt.Queries <= 0 {
+		opt.Queries = 200
+		if opt.Quick {
+			opt.Queries = 30
+		}
+	}
+	if opt.Budget <= 0 {
+		opt.Budget = 2000
+	}
+	if opt.K <= 0 {
+		opt.K = 10
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 500
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	dir := opt.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "mnemo-perf-")
+		if err != nil {
+			return nil, fmt.Errorf("bench: temp dir: %w", err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	dbPath := filepath.Join(dir, "perf.db")
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: dbPath})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	tok, err := tokenize.New("")
+	if err != nil {
+		return nil, err
+	}
+	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewCached(embed.NewHash(0), 1024), Tokenizer: tok})
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+
+	const ns = "perf"
+	rep := &PerfReport{Quick: opt.Quick, Queries: opt.Queries, Budget: opt.Budget, K: opt.K, Batch: opt.Batch,
+		GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	syn := NewSynth(opt.Seed, time.Now())
+	queries := make([]string, opt.Queries)
+	for i := range queries {
+		queries[i] = syn.Query()
+	}
+	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
+	var writeTime time.Duration
+	loaded := 0
+	for _, size := range opt.Sizes {
+		for loaded < size {
+			n := min(opt.Batch, size-loaded)
+			recs := syn.Records(n)
+			t0 := time.Now()
+			if _, err := svc.Remember(ctx, caller, ns, recs, engine.WriteOptions{Dedup: false}); err != nil {
+				return nil, fmt.Errorf("bench: load: %w", err)
+			}
+			writeTime += time.Since(t0)
+			loaded += n
+			progress("load "+strconv.Itoa(size), loaded, size)
+		}
+		ps := PerfSize{Records: size}
+		// Warm up: the first search loads the namespace's in-memory index.
+		if _, err := svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: ns, Query: queries[0], K: opt.K}); err != nil {
+			return nil, err
+		}
+		var dig, rec, flo []time.Duration
+		for i, q := range queries {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t0 := time.Now()
+			if _, err := st.FloorQuery(ctx, ns, q, 20); err != nil {
+				return nil, err
+			}
+			t1 := time.Now()
+			if _, err := svc.Digest(ctx, caller, mnemo.DigestRequest{Namespace: ns, Task: q, Budget: opt.Budget}); err != nil {
+				return nil, err
+			}
+			t2 := time.Now()
+			if _, err := svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: ns, Query: q, K: opt.K}); err != nil {
+				return nil, err
+			}
+			t3 := time.Now()
+			flo = append(flo, t1.Sub(t0))
+			dig = append(dig, t2.Sub(t1))
+			rec = append(rec, t3.Sub(t2))
+			progress("query "+strconv.Itoa(size), i+1, len(queries))
+		}
+		ps.Digest, ps.Recall, ps.Floor = NewLatency(dig), NewLatency(rec), NewLatency(flo)
+		if ps.Floor.P50 > 0 {
+			ps.DigestFloorRatio = round2(float64(ps.Digest.P50) / float64(ps.Floor.P50))
+			ps.RecallFloorRatio = round2(float64(ps.Recall.P50) / float64(ps.Floor.P50))
+		}
+		rep.Sizes = append(rep.Sizes, ps)
+	}
+	rep.WriteRecords = loaded
+	rep.WriteSeconds = round2(writeTime.Seconds())
+	if writeTime > 0 {
+		rep.WriteRecordsPerS = float64(int(float64(loaded) / writeTime.Seconds()))
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rep.HeapBytes = ms.HeapAlloc
+	rep.RSSBytes = VmRSS()
+	rep.MemoryAfter = loaded
+	if fi, err := os.Stat(dbPath); err == nil {
+		rep.DatabaseFileBytes = fi.Size()
+	}
+	rep.Elapsed = round2(time.Since(start).Seconds())
+	return rep, nil
+}
+
+func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
+
+// VmRSS returns the process's resident set size from /proc/self/status, or
+// 0 where that is not available.
+func VmRSS() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			fs := strings.Fields(rest)
+			if len(fs) >= 1 {
+				kb, _ := strconv.ParseUint(fs[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// WriteMarkdown writes the perf report as Markdown tables.
+func (r *PerfReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	mode := "full"
+	if r.Quick {
+		mode = "quick"
+	}
+	fmt.Fprintf(&b, "mnemo perf (%s): %d queries per size, digest budget %d tokens, recall k=%d; %s, %d CPUs, %s; %.1f s.\n\n",
+		mode, r.Queries, r.Budget, r.K, r.GoVersion, r.CPUs, r.OS, r.Elapsed)
+	b.WriteString("| records | digest p50 / p95 / p99 (ms) | recall p50 / p95 / p99 (ms) | FTS5 floor p50 / p95 / p99 (ms) | digest ÷ floor (p50) | recall ÷ floor (p50) |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
+	ms := func(l Latency) string {
+		f := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+		return f(l.P50) + " / " + f(l.P95) + " / " + f(l.P99)
+	}
+	for _, s := range r.Sizes {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f× | %.1f× |\n", thousands(s.Records), ms(s.Digest), ms(s.Recall), ms(s.Floor),
+			s.DigestFloorRatio, s.RecallFloorRatio)
+	}
+	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d, hash embedder, dedup off).\n",
+		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch)
+	fmt.Fprintf(&b, "Memory after loading %s records: RSS %.1f MiB, Go heap %.1f MiB; database file %.1f MiB.\n",
+		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mib(n uint64) float64 { return float64(n) / (1 << 20) }

@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Synth generates a deterministic synthetic memory workload: records with
+// realistic, varied text (a vocabulary of a few thousand invented words drawn
+// with a Zipf distribution, so a few words are everywhere and most are rare,
+// plus identifiers, numbers and component names), spread over several
+// layers, kinds and scopes, with times over the two years before a fixed
+// instant; and queries drawn from the same vocabulary.
+type Synth struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	vocab []string
+	now   time.Time
+}
+
+// SynthVocabulary is the number of distinct words the generator uses.
+const SynthVocabulary = 4000
+
+// syllables build the invented words.
+var syllables = strings.Fields(`ka lo mi ra ne to su va ri de po na le ti mo ga ze lu fi
+	ba sho pra tem lin cor dar mes vin quo rel sta tur pel gon bri fal nor sen` + ` tra ex com int`)
+
+var (
+	synthScopes = []string{"/regulations/gdpr", "/regulations/aviation", "/news/markets", "/market/ground-segment",
+		"/cases/passes", "/precedents/2024", "/rules/safety", "/scripts/onboarding", "/user_profile/ops",
+		"/objections/pricing", "/", "/projects/relay", "/projects/billing"}
+	synthKinds = []mnemo.Kind{mnemo.KindFact, mnemo.KindFact, mnemo.KindFact, mnemo.KindEvent, mnemo.KindDecision,
+		mnemo.KindEpisode, mnemo.KindProcedure, mnemo.KindPreference, mnemo.KindCorrection}
+	synthComponents = []string{"api", "billing", "ingest", "scheduler", "telemetry", "auth", "storage", "ui"}
+)
+
+// NewSynth returns a generator; the same seed gives the same workload.
+// Record times lie in the two years before now.
+func NewSynth(seed uint64, now time.Time) *Synth {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	s := &Synth{rng: rng, now: now}
+	seen := map[string]bool{}
+	for len(s.vocab) < SynthVocabulary {
+		n := 2 + rng.IntN(3)
+		var b strings.Builder
+		for range n {
+			b.WriteString(syllables[rng.IntN(len(syllables))])
+		}
+		w := b.String()
+		if !seen[w] {
+			seen[w] = true
+			s.vocab = append(s.vocab, w)
+		}
+	}
+	s.zipf = rand.NewZipf(rng, 1.07, 2, uint64(len(s.vocab)-1))
+	return s
+}
+
+func (s *Synth) word() string { return s.vocab[s.zipf.Uint64()] }
+
+// sentence returns n words with some punctuation, identifiers and numbers.
+func (s *Synth) sentence(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch x := s.rng.IntN(100); {
+		case x < 3:
+			b.WriteString("OPS-" + strconv.Itoa(100+s.rng.IntN(900)))
+		case x < 6:
+			b.WriteString(strconv.Itoa(s.rng.IntN(5000)))
+		case x < 8:
+			b.WriteString(synthComponents[s.rng.IntN(len(synthComponents))])
+		default:
+			b.WriteString(s.word())
+		}
+		if i > 0 && i < n-1 && s.rng.IntN(12) == 0 {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteByte('.')
+	t := b.String()
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+// Record returns the next synthetic record: one to three sentences of 6 to
+// 24 words.
+func (s *Synth) Record() mnemo.NewRecord {
+	var parts []string
+	for range 1 + s.rng.IntN(3) {
+		parts = append(parts, s.sentence(6+s.rng.IntN(19)))
+	}
+	kind := synthKinds[s.rng.IntN(len(synthKinds))]
+	at := s.now.Add(-time.Duration(s.rng.Int64N(int64(730 * 24 * time.Hour))))
+	imp := float64(s.rng.IntN(101)) / 100
+	r := mnemo.NewRecord{Kind: kind, Scope: synthScopes[s.rng.IntN(len(synthScopes))], Text: strings.Join(parts, " "),
+		Importance: &imp, At: &at, Source: "import:synthetic",
+		Provenance: []string{"doc:synthetic/" + strconv.Itoa(s.rng.IntN(100000))}}
+	if s.rng.IntN(3) == 0 {
+		r.Component = synthComponents[s.rng.IntN(len(synthComponents))]
+	}
+	if kind == mnemo.KindDecision {
+		r.Decision = &mnemo.Decision{Title: s.sentence(4), Decision: s.sentence(10), Status: "accepted"}
+	}
+	if kind == mnemo.KindCorrection {
+		r.Correction = &mnemo.Correction{Class: "omission", Category: s.word(), Outcome: mnemo.OutcomeModified, Summary: s.sentence(8)}
+	}
+	return r
+}
+
+// Records returns the next n records.
+func (s *Synth) Records(n int) []mnemo.NewRecord {
+	out := make([]mnemo.NewRecord, n)
+	for i := range out {
+		out[i] = s.Record()
+	}
+	return out
+}
+
+// Query returns a task-like query of 3 to 8 words: mostly Zipf-drawn words
+// plus one mid-frequency topic word, so queries match from a handful to
+// thousands of records.
+func (s *Synth) Query() string {
+	n := 3 + s.rng.IntN(6)
+	words := make([]string, 0, n)
+	words = append(words, s.vocab[50+s.rng.IntN(1500)])
+	for len(words) < n {
+		words = append(words, s.word())
+	}
+	s.rng.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+	return strings.Join(words, " ")
+}
