@@ -548,32 +548,3 @@ func TestShutdownLosesNoAcknowledgedWrite(t *testing.T) {
 	}
 	t.Logf("%d acknowledged writes survived shutdown", len(acked))
 }
-
-func TestClientMapsErrorCodes(t *testing.T) {
-	f := newFixture(t, nil)
-	keyA := f.key(t, mnemo.RoleRead, 0, "a")
-	c, _ := client.New(f.ts.URL, client.Options{APIKey: keyA})
-	_, err := c.Get(context.Background(), "missing")
-	if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-		t.Fatalf("get missing: %v", err)
-	}
-	_, err = c.Remember(context.Background(), []mnemo.NewRecord{{Text: "x"}}, engine.WriteOptions{})
-	if mnemo.ErrorCode(err) != mnemo.EFORBIDDEN {
-		t.Fatalf("write with read key: %v", err)
-	}
-	_, err = c.WithNamespace("b").Recall(context.Background(), mnemo.RecallRequest{Query: "x"})
-	if mnemo.ErrorCode(err) != mnemo.EFORBIDDEN {
-		t.Fatalf("other namespace: %v", err)
-	}
-	_, err = c.Digest(context.Background(), mnemo.DigestRequest{Task: ""})
-	if mnemo.ErrorCode(err) != mnemo.EINVALID {
-		t.Fatalf("empty task: %v", err)
-	}
-	anon, _ := client.New(f.ts.URL, client.Options{})
-	if _, err := anon.List(context.Background(), mnemo.ListOptions{}); mnemo.ErrorCode(err) != mnemo.EUNAUTHORIZED {
-		t.Fatalf("no key: %v", err)
-	}
-	if _, err := client.New("ftp://x", client.Options{}); mnemo.ErrorCode(err) != mnemo.EINVALID {
-		t.Fatalf("bad url: %v", err)
-	}
-}

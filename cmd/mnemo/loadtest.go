@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/client"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/server"
+)
+
+func init() {
+	extraCommands["loadtest"] = command{summary: "HTTP load generator: digest latency at several client counts", run: cmdLoadtest}
+}
+
+var (
+	ltSubjects = []string{"the payment service", "the ledger", "the reactor coolant pump", "the GDPR breach process", "the mobile app",
+		"the search index", "the billing export", "the on-call rotation", "the satellite uplink", "the onboarding flow",
+		"the fraud model", "the data warehouse", "the release train", "the auth gateway", "the audit log"}
+	ltVerbs   = []string{"must be reviewed", "was migrated", "is owned by", "depends on", "failed during", "was rolled back after", "is rate limited by", "requires approval from", "is monitored by", "replaced"}
+	ltObjects = []string{"the platform team", "PostgreSQL 16", "the Friday deploy", "the compliance officer", "a canary release", "Kafka",
+		"the incident commander", "the quarterly audit", "Redis", "the security review", "the EU region", "a feature flag"}
+	ltScopes = []string{"/regulations/gdpr", "/rules/deploy", "/market/eu", "/cases/incident", "/news/release", "/scripts/ops", "/precedents/billing", "/"}
+	ltKinds  = []mnemo.Kind{mnemo.KindFact, mnemo.KindFact, mnemo.KindFact, mnemo.KindDecision, mnemo.KindProcedure, mnemo.KindPreference, mnemo.KindEvent, mnemo.KindEpisode}
+	ltTasks  = []string{"plan the payment service migration", "handle a GDPR data breach", "prepare the Friday deploy of the mobile app",
+		"why did we choose PostgreSQL for the ledger", "how do I roll back the billing export", "what did we decide about the auth gateway yesterday",
+		"review the fraud model before the quarterly audit", "inspect the reactor coolant pump", "fix the search index outage", "rotate on-call for the satellite uplink"}
+)
+
+// synthRecords returns n deterministic, varied records.
+func synthRecords(n int, seed uint64) []mnemo.NewRecord {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := make([]mnemo.NewRecord, n)
+	pick := func(s []string) string { return s[r.IntN(len(s))] }
+	for i := range out {
+		text := fmt.Sprintf("%s %s %s (note %d): %s %s %s.", pick(ltSubjects), pick(ltVerbs), pick(ltObjects), i,
+			pick(ltSubjects), pick(ltVerbs), pick(ltObjects))
+		imp := float64(r.IntN(100)) / 100
+		at := time.Now().Add(-time.Duration(r.IntN(3000)) * time.Hour).UTC()
+		out[i] = mnemo.NewRecord{Text: text, Kind: ltKinds[r.IntN(len(ltKinds))], Scope: pick(ltScopes), Importance: &imp, At: &at,
+			Component: strings.Fields(pick(ltSubjects))[1], Tags: []string{"t" + strconv.Itoa(r.IntN(20))}}
+	}
+	return out
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p/100+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func cmdLoadtest(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	records := fs.Int("records", 10000, "records in the store (loaded when the store has fewer)")
+	clientsFlag := fs.String("clients", "1,8,32", "comma-separated concurrent client counts")
+	requests := fs.Int("requests", 1000, "digest requests per client count")
+	budget := fs.Int("budget", mnemo.DefaultTokenBudget, "token budget of each digest")
+	target := fs.String("target", "", "URL of a running server to load instead of an in-process one over --db")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("loadtest takes no arguments")
+	}
+	var counts []int
+	for _, s := range strings.Split(*clientsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return usagef("--clients %q is not a list of positive integers", *clientsFlag)
+		}
+		counts = append(counts, n)
+	}
+	base := *target
+	if base == "" {
+		if a.db == "" && a.env("MNEMO_DB") == "" {
+			dir, err := os.MkdirTemp("", "mnemo-loadtest-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			a.db = filepath.Join(dir, "load.db")
+		}
+		svc, err := a.service(ctx)
+		if err != nil {
+			return err
+		}
+		have, err := a.store.Count(ctx, a.ns())
+		if err != nil {
+			return err
+		}
+		if have < *records {
+			start := time.Now()
+			recs := synthRecords(*records-have, uint64(have)+1)
+			bar := progress(a.stderr, "loaded")
+			for i := 0; i < len(recs); i += 1000 {
+				part := recs[i:min(i+1000, len(recs))]
+				if _, err := svc.Remember(ctx, a.caller(), a.ns(), part, engine.WriteOptions{}); err != nil {
+					return err
+				}
+				bar(i+len(part), len(recs))
+			}
+			fmt.Fprintf(a.stderr, "loaded %d records in %s\n", len(recs), time.Since(start).Round(time.Millisecond))
+		}
+		srv, err := server.New(server.Config{Service: svc, Keys: a.store})
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- srv.Run(sctx, ln) }()
+		defer func() { stop(); <-done }()
+		base = "http://" + ln.Addr().String()
+	}
+	maxC := slices.Max(counts)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: maxC, MaxConnsPerHost: maxC}, Timeout: time.Minute}
+	c, err := client.New(base, client.Options{APIKey: a.apiKey(), Namespace: a.namespace, HTTP: hc})
+	if err != nil {
+		return err
+	}
+	// Warm up: caches, connections, the in-memory vector index.
+	for i := range 20 {
+		if _, err := c.Digest(ctx, mnemo.DigestRequest{Task: ltTasks[i%len(ltTasks)], Budget: *budget}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.stdout, "digest over HTTP, %d records, budget %d, %d requests per row (%s)\n", *records, *budget, *requests, base)
+	fmt.Fprintf(a.stdout, "%8s %10s %10s %10s %10s %10s\n", "clients", "p50_ms", "p95_ms", "p99_ms", "max_ms", "req/s")
+	for _, n := range counts {
+		lat := make([]time.Duration, 0, *requests)
+		var mu sync.Mutex
+		var firstErr error
+		next := make(chan int)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					t0 := time.Now()
+					_, err := c.Digest(ctx, mnemo.DigestRequest{Task: ltTasks[i%len(ltTasks)], Budget: *budget})
+					d := time.Since(t0)
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					lat = append(lat, d)
+					mu.Unlock()
+				}
+			}()
+		}
+		for i := range *requests {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		wall := time.Since(start)
+		if firstErr != nil {
+			return firstErr
+		}
+		slices.Sort(lat)
+		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+		fmt.Fprintf(a.stdout, "%8d %10s %10s %10s %10s %10.0f\n", n, ms(percentile(lat, 50)), ms(percentile(lat, 95)),
+			ms(percentile(lat, 99)), ms(lat[len(lat)-1]), float64(len(lat))/wall.Seconds())
+	}
+	return nil
+}
