@@ -94,7 +94,12 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		}
 	}
 	omitted := 0
+	var kept []mnemo.ScoredRecord
 	for _, h := range order {
+		if duplicateOf(h, kept) {
+			omitted++
+			continue
+		}
 		r := h.Record
 		sec := coreTitle
 		if r.Kind != mnemo.KindCore {
@@ -115,6 +120,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			continue
 		}
 		used += cost
+		kept = append(kept, h)
 		opened[sec] = true
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
 	}

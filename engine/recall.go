@@ -21,7 +21,7 @@ type ranking struct {
 	preset  score.Preset
 	weights map[string]float64
 	triage  *mnemo.Triage
-	hits    []mnemo.ScoredRecord // best first, near-duplicates dropped
+	hits    []mnemo.ScoredRecord // best first; near-duplicates are dropped by the caller
 }
 
 // Recall returns the k best records for a query, each with its factor
@@ -39,9 +39,14 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 	if err != nil {
 		return nil, err
 	}
-	hits := rk.hits
-	if len(hits) > req.K {
-		hits = hits[:req.K]
+	hits := make([]mnemo.ScoredRecord, 0, req.K)
+	for _, h := range rk.hits {
+		if len(hits) == req.K {
+			break
+		}
+		if !duplicateOf(h, hits) {
+			hits = append(hits, h)
+		}
 	}
 	res := &mnemo.RecallResult{Intent: string(rk.intent), Preset: rk.preset.Name, Weights: rk.weights, Triage: rk.triage, Hits: make([]mnemo.RecallHit, len(hits))}
 	for i, h := range hits {
@@ -230,31 +235,27 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	rk.hits = dropNearDuplicates(rk.hits)
 	return rk, nil
 }
 
-// dropNearDuplicates removes hits whose vector is almost identical to a
-// better-ranked hit's (cosine >= 0.97), keeping the better one.
-func dropNearDuplicates(hits []mnemo.ScoredRecord) []mnemo.ScoredRecord {
-	const limit = 0.97
-	kept := hits[:0]
-	for _, h := range hits {
-		dup := false
-		e := h.Record.Embedding
-		if len(e) > 0 {
-			for _, k := range kept {
-				if ke := k.Record.Embedding; len(ke) == len(e) && dot(e, ke) >= limit {
-					dup = true
-					break
-				}
-			}
-		}
-		if !dup {
-			kept = append(kept, h)
+// nearDuplicate is the cosine similarity above which two records say the
+// same thing; the better-ranked one is kept.
+const nearDuplicate = 0.97
+
+// duplicateOf reports whether h is a near-duplicate of one of kept. Callers
+// check candidates lazily, in rank order, against what they have already
+// kept, so the cost is candidates × kept rather than candidates².
+func duplicateOf(h mnemo.ScoredRecord, kept []mnemo.ScoredRecord) bool {
+	e := h.Record.Embedding
+	if len(e) == 0 {
+		return false
+	}
+	for _, k := range kept {
+		if ke := k.Record.Embedding; len(ke) == len(e) && dot(e, ke) >= nearDuplicate {
+			return true
 		}
 	}
-	return kept
+	return false
 }
 
 func dot(a, b []float32) float64 {

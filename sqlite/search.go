@@ -37,17 +37,36 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	}
 	defer s.idx.mu.RUnlock()
 	c := compile(sc, f, s.now())
-	rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, rank FROM records_fts WHERE records_fts MATCH ? ORDER BY rank`, expr)
+	// Ask FTS5 for a bounded top list first (it keeps a small heap instead
+	// of sorting every match); only when the filters reject too many of
+	// those does the query run again unbounded.
+	limit := 4*n + 64
+	hits, full, err := s.keywordRows(ctx, idx, c, expr, n, limit)
+	if err == nil && len(hits) < n && !full {
+		hits, _, err = s.keywordRows(ctx, idx, c, expr, n, -1)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
 	}
+	return hits, nil
+}
+
+// keywordRows runs the MATCH with an optional row limit (-1 for none) and
+// keeps up to n rows that pass the filters. full reports whether the match
+// list was read to its end.
+func (s *Store) keywordRows(ctx context.Context, idx *nsIndex, c *cond, expr string, n, limit int) (hits []mnemo.Hit, full bool, err error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, rank FROM records_fts WHERE records_fts MATCH ? ORDER BY rank LIMIT ?`, expr, limit)
+	if err != nil {
+		return nil, false, err
+	}
 	defer rows.Close()
-	var hits []mnemo.Hit
+	read := 0
 	for rows.Next() {
+		read++
 		var rowid int64
 		var rank float64
 		if err := rows.Scan(&rowid, &rank); err != nil {
-			return nil, fmt.Errorf("sqlite: keyword: %w", err)
+			return nil, false, err
 		}
 		i, ok := idx.pos[rowid]
 		if !ok || !c.matches(&idx.ents[i]) {
@@ -55,13 +74,10 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 		}
 		hits = append(hits, mnemo.Hit{ID: idx.ents[i].id, Score: -rank})
 		if len(hits) == n {
-			break
+			return hits, false, rows.Err()
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: keyword: %w", err)
-	}
-	return hits, nil
+	return hits, limit < 0 || read < limit, rows.Err()
 }
 
 // FloorQuery is the bare FTS5 baseline for benchmarks: the sanitised MATCH
