@@ -193,14 +193,20 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 			rk.weights = map[string]float64{mnemo.FactorCriticality: alpha, mnemo.FactorSemantic: 1 - alpha}
 		}
 	}
+	maxRel := 0.0
+	for _, c := range cands {
+		if r := c.rec; r != nil {
+			if !c.inVector && len(r.Embedding) == len(qv) {
+				c.sem = clamp01(dot(qv, r.Embedding))
+			}
+			maxRel = math.Max(maxRel, score.Relevance(w, score.Factors{Semantic: c.sem, Keyword: c.kw}))
+		}
+	}
 	rk.hits = make([]mnemo.ScoredRecord, 0, len(cands))
 	for _, c := range cands {
 		r := c.rec
 		if r == nil { // not visible any more
 			continue
-		}
-		if !c.inVector && len(r.Embedding) == len(qv) {
-			c.sem = clamp01(dot(qv, r.Embedding))
 		}
 		age := now.Sub(r.CreatedAt).Hours() / 24
 		fa := score.Factors{
@@ -217,8 +223,17 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 			fa.Criticality = r.Criticality
 			factors[mnemo.FactorCriticality] = r.Criticality
 			sv = round4(score.TriageScore(alpha, r.Criticality, c.sem))
+		} else if p.GatePriors {
+			gate := 0.0
+			if maxRel > 0 {
+				gate = score.Relevance(w, fa) / maxRel
+			}
+			factors["gate"] = round4(gate)
+			sv = p.GatedScore(w, fa, gate)
 		} else {
 			sv = p.Score(w, fa)
+		}
+		if alpha == 0 {
 			if b := score.KindBoost(intent, r.Kind); b != 1 {
 				factors["kind_boost"] = b
 				sv = math.Min(1, round4(sv*b))
@@ -242,17 +257,26 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 // same thing; the better-ranked one is kept.
 const nearDuplicate = 0.97
 
-// duplicateOf reports whether h is a near-duplicate of one of kept. Callers
-// check candidates lazily, in rank order, against what they have already
-// kept, so the cost is candidates × kept rather than candidates².
+// duplicateOf reports whether h is a near-duplicate of one of kept: almost
+// the same vector and, by the write path's rule (IsDuplicate), the same
+// content words — at least three shared keywords, so two short remarks
+// such as "Thanks!" are never merged away. Callers check candidates lazily,
+// in rank order, against what they have already kept, so the cost is
+// candidates × kept rather than candidates².
 func duplicateOf(h mnemo.ScoredRecord, kept []mnemo.ScoredRecord) bool {
 	e := h.Record.Embedding
 	if len(e) == 0 {
 		return false
 	}
+	var kw map[string]struct{}
 	for _, k := range kept {
 		if ke := k.Record.Embedding; len(ke) == len(e) && dot(e, ke) >= nearDuplicate {
-			return true
+			if kw == nil {
+				kw = keywords(h.Record.Text)
+			}
+			if IsDuplicate(kw, keywords(k.Record.Text)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -15,6 +15,11 @@ type Preset struct {
 	Decimals        int        `json:"decimals"`          // round final scores to this many decimals; <0 means no rounding
 	HalfLives       []HalfLife `json:"half_lives"`        // ordered; the first plain string prefix match wins
 	DefaultHalfLife float64    `json:"default_half_life"` // days, for scopes no entry matches (30)
+	// GatePriors scales the prior factors (recency, importance, confidence,
+	// frequency) of each candidate by its relevance relative to the most
+	// relevant candidate of the same query (see GatedScore), so priors
+	// re-order relevant records but never lift an irrelevant one above them.
+	GatePriors bool `json:"gate_priors"`
 }
 
 // Preset names.
@@ -69,7 +74,10 @@ func Alma() Preset {
 //     fading;
 //   - importance 0.10 and confidence 0.10: operator-stated, important
 //     records beat inferred trivia at equal relevance;
-//   - frequency 0.05: a small popularity prior that cannot bury new records.
+//   - frequency 0.05: a small popularity prior that cannot bury new records;
+//   - priors are gated by relevance (GatePriors, GatedScore): a record
+//     that barely matches the task gets little credit for being new,
+//     important or popular, so the digest is not filled with fresh noise.
 //
 // The weights sum to 1. Recency floor 0.05, no rounding (rounding would
 // create ties in the ranking), and the extended half-life table
@@ -84,6 +92,7 @@ func Default() Preset {
 		Decimals:        -1,
 		HalfLives:       ExtendedHalfLives(),
 		DefaultHalfLife: DefaultHalfLifeDays,
+		GatePriors:      true,
 	}
 }
 

@@ -69,6 +69,27 @@ func (p Preset) Score(w Weights, f Factors) float64 {
 	return Round(clamp01(s), p.Decimals)
 }
 
+// Relevance returns the relevance part of a score: w.Semantic·semantic +
+// w.Keyword·keyword.
+func Relevance(w Weights, f Factors) float64 {
+	return float64(w.Semantic*f.Semantic) + float64(w.Keyword*f.Keyword)
+}
+
+// GatedScore is Score with the prior factors gated by relevance:
+//
+//	relevance + gate·(w_rec·recency + w_imp·importance + w_conf·confidence + w_freq·frequency)
+//
+// where gate in [0, 1] is the candidate's relevance divided by the highest
+// relevance among the candidates of the same query. The best-matching
+// candidate keeps its full priors; one with half its relevance keeps half.
+// The result stays in [0, 1] for weights that sum to at most 1.
+func (p Preset) GatedScore(w Weights, f Factors, gate float64) float64 {
+	gate = clamp01(gate)
+	prior := float64(w.Recency*f.Recency) + float64(w.Importance*f.Importance)
+	prior = prior + float64(w.Confidence*f.Confidence) + float64(w.Frequency*f.Frequency)
+	return Round(clamp01(Relevance(w, f)+gate*prior), p.Decimals)
+}
+
 // ComputeScore is the reference aura compute_score:
 //
 //	round(alpha·semantic + beta·max(2^(−days/halfLife), floor) + gamma·importance, 4)

@@ -583,7 +583,7 @@ func cmdReembed(ctx context.Context, a *app, args []string) error {
 
 func formatFactors(m map[string]float64) string {
 	keys := []string{mnemo.FactorSemantic, mnemo.FactorKeyword, mnemo.FactorRecency, mnemo.FactorImportance,
-		mnemo.FactorConfidence, mnemo.FactorFrequency, mnemo.FactorCriticality, "kind_boost"}
+		mnemo.FactorConfidence, mnemo.FactorFrequency, mnemo.FactorCriticality, "gate", "kind_boost"}
 	var parts []string
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
