@@ -276,30 +276,30 @@ func BenchmarkScoreAuraRounded(b *testing.B) {
 }
 
 func TestGatedScore(t *testing.T) {
-	p := Default()
+	p := score.Default()
 	w := p.Weights
-	fresh := Factors{Semantic: 0.1, Keyword: 0, Recency: 1, Importance: 1, Confidence: 1, Frequency: 1}
-	relevant := Factors{Semantic: 0.8, Keyword: 0.9, Recency: 0.05, Importance: 0.5, Confidence: 1}
-	maxRel := Relevance(w, relevant)
+	fresh := score.Factors{Semantic: 0.1, Keyword: 0, Recency: 1, Importance: 1, Confidence: 1, Frequency: 1}
+	relevant := score.Factors{Semantic: 0.8, Keyword: 0.9, Recency: 0.05, Importance: 0.5, Confidence: 1}
+	maxRel := score.Relevance(w, relevant)
 	// Additive scoring lets a fresh, important but barely matching record
 	// come close to the relevant one; gating keeps priors proportional.
 	g1 := p.GatedScore(w, relevant, 1)
-	g2 := p.GatedScore(w, fresh, Relevance(w, fresh)/maxRel)
+	g2 := p.GatedScore(w, fresh, score.Relevance(w, fresh)/maxRel)
 	if g2 >= g1 {
 		t.Fatalf("gated: fresh noise %v >= relevant %v", g2, g1)
 	}
 	if got := p.GatedScore(w, relevant, 1); got != p.Score(w, relevant) {
 		t.Fatalf("gate 1 must equal the additive score: %v vs %v", got, p.Score(w, relevant))
 	}
-	if got := p.GatedScore(w, fresh, 0); got != Relevance(w, fresh) {
+	if got := p.GatedScore(w, fresh, 0); got != score.Relevance(w, fresh) {
 		t.Fatalf("gate 0 keeps only relevance: %v", got)
 	}
 	for _, g := range []float64{-1, 0, 0.5, 1, 2} {
-		if s := p.GatedScore(w, Factors{1, 1, 1, 1, 1, 1, 0}, g); s < 0 || s > 1 {
+		if s := p.GatedScore(w, score.Factors{1, 1, 1, 1, 1, 1, 0}, g); s < 0 || s > 1 {
 			t.Fatalf("gate %v: score %v outside [0,1]", g, s)
 		}
 	}
-	if Aura().GatePriors || Alma().GatePriors || !Default().GatePriors {
+	if score.Aura().GatePriors || score.Alma().GatePriors || !score.Default().GatePriors {
 		t.Fatal("only the default preset gates priors")
 	}
 }
