@@ -3,12 +3,15 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
@@ -92,7 +95,7 @@ func (r *LoCoMoReport) Method(name string) *MethodResult {
 type quietStore struct{ *sqlite.Store }
 
 func (quietStore) Touch(context.Context, string, []string, time.Time) error { return nil }
-func (quietStore) LogRetrieval(context.Context, mnemo.RetrievalLog) error  { return nil }
+func (quietStore) LogRetrieval(context.Context, mnemo.RetrievalLog) error   { return nil }
 
 // RunLoCoMo evaluates retrieval on a LoCoMo data set: every conversation is
 // loaded into its own namespace of one temporary SQLite store (one record per
@@ -245,9 +248,19 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 	return rep, nil
 }
 
-func engineFor(ctx context.Context, store mnemo.Store, emb mnemo.Embedder, opt LoCoMoOptions, now func() time.Time) (*engine.Service, error) {
-	return engine.New(ctx, engine.Config{Store: store, Embedder: emb, Tokenizer: opt.Tokenizer,
-		Now: now, DefaultPreset: opt.Preset})
+// seededIDs returns a ULID source that gives the same ids in every run for
+// the same conversation, so record ids, and with them the token counts of
+// rendered entries and the order of equal scores, are reproducible.
+func seededIDs(conv string, at time.Time) func() string {
+	var seed [32]byte
+	copy(seed[:], conv)
+	entropy := ulid.Monotonic(rand.NewChaCha8(seed), 0)
+	var mu sync.Mutex
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return ulid.MustNew(ulid.Timestamp(at), entropy).String()
+	}
 }
 
 var benchCaller = mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
@@ -264,7 +277,8 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	}
 	last := c.Sessions[len(c.Sessions)-1].At
 	now := last.Add(time.Hour)
-	svc, err := engineFor(ctx, store, emb, opt, func() time.Time { return now })
+	svc, err := engine.New(ctx, engine.Config{Store: store, Embedder: emb, Tokenizer: opt.Tokenizer,
+		Now: func() time.Time { return now }, NewID: seededIDs(c.ID, now), DefaultPreset: opt.Preset})
 	if err != nil {
 		return err
 	}

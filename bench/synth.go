@@ -27,7 +27,7 @@ const SynthVocabulary = 4000
 
 // syllables build the invented words.
 var syllables = strings.Fields(`ka lo mi ra ne to su va ri de po na le ti mo ga ze lu fi
-	ba sho pra tem lin cor dar mes vin quo rel sta tur pel gon bri fal nor sen` + ` tra ex com int`)
+	ba sho pra tem lin cor dar mes vin quo rel sta tur pel gon bri fal nor sen tra ex com int`)
 
 var (
 	synthScopes = []string{"/regulations/gdpr", "/regulations/aviation", "/news/markets", "/market/ground-segment",

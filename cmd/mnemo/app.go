@@ -7,13 +7,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
@@ -32,8 +35,34 @@ type app struct {
 	server    string // --server: talk to a mnemo server instead of the file
 	key       string // --api-key for --server
 
-	store *sqlite.Store
-	svc   *engine.Service
+	store   store
+	dbLabel string // the database file, or the PostgreSQL URL without its password
+	svc     *engine.Service
+}
+
+// store is what the CLI needs of a backend: records and API keys.
+type store interface {
+	mnemo.Store
+	mnemo.KeyStore
+}
+
+// isPostgres reports whether a --db / MNEMO_DB value names a PostgreSQL database.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openStore opens the SQLite file or, for a postgres:// URL, the PostgreSQL database.
+func openStore(ctx context.Context, db string) (store, string, error) {
+	if isPostgres(db) {
+		label := db
+		if u, err := url.Parse(db); err == nil {
+			label = u.Redacted()
+		}
+		st, err := postgres.Open(ctx, postgres.Options{URL: db})
+		return st, label, err
+	}
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: db, BusyTimeout: 30 * time.Second})
+	return st, db, err
 }
 
 // globalFlags registers the flags every command accepts.
@@ -41,7 +70,7 @@ func (a *app) globalFlags(fs *flag.FlagSet) {
 	if fs.Lookup("db") != nil {
 		return
 	}
-	fs.StringVar(&a.db, "db", a.db, "database file (env MNEMO_DB)")
+	fs.StringVar(&a.db, "db", a.db, "database file, or a postgres:// URL (env MNEMO_DB)")
 	fs.StringVar(&a.namespace, "namespace", a.namespace, "namespace (env MNEMO_NAMESPACE)")
 	fs.BoolVar(&a.json, "json", a.json, "machine-readable JSON output")
 	fs.StringVar(&a.server, "server", a.server, "mnemo server URL, e.g. http://127.0.0.1:7077 (env MNEMO_SERVER)")
@@ -168,10 +197,11 @@ func (a *app) openService(ctx context.Context, allowMismatch bool) (*engine.Serv
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: path, BusyTimeout: 30 * time.Second})
+	st, label, err := openStore(ctx, path)
 	if err != nil {
 		return nil, err
 	}
+	a.dbLabel = label
 	cfg.Store = st
 	cfg.AllowMismatch = allowMismatch
 	svc, err := engine.New(ctx, cfg)

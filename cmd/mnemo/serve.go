@@ -104,7 +104,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
 	}
-	log.Info("database", "path", a.store.Path())
+	log.Info("database", "path", a.dbLabel)
 	return srv.Run(ctx, ln)
 }
 
@@ -131,7 +131,7 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	srv := mcpserver.New(svc, mcpserver.Options{Namespace: a.ns(), Logger: log, Version: serverVersion})
-	log.Info("mnemo mcp on stdio", "db", a.store.Path(), "namespace", a.ns())
+	log.Info("mnemo mcp on stdio", "db", a.dbLabel, "namespace", a.ns())
 	start := time.Now()
 	err = mcpserver.ServeStdio(ctx, srv)
 	log.Info("mnemo mcp done", "after", time.Since(start).Round(time.Millisecond))

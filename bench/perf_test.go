@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tokenize"
+)
+
+func TestSynthDeterministic(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, b := NewSynth(7, now), NewSynth(7, now)
+	ra, rb := a.Records(50), b.Records(50)
+	kinds, scopes := map[mnemo.Kind]bool{}, map[string]bool{}
+	for i := range ra {
+		if ra[i].Text != rb[i].Text || ra[i].Kind != rb[i].Kind || !ra[i].At.Equal(*rb[i].At) {
+			t.Fatalf("record %d differs for the same seed", i)
+		}
+		r := ra[i].Record()
+		r.Normalize(now)
+		if err := r.Validate(mnemo.DefaultLimits); err != nil {
+			t.Fatalf("record %d invalid: %v", i, err)
+		}
+		kinds[ra[i].Kind], scopes[ra[i].Scope] = true, true
+	}
+	if len(kinds) < 4 || len(scopes) < 5 {
+		t.Errorf("too little variety: %d kinds, %d scopes", len(kinds), len(scopes))
+	}
+	if a.Query() != b.Query() {
+		t.Error("queries differ for the same seed")
+	}
+	if NewSynth(8, now).Record().Text == NewSynth(7, now).Record().Text {
+		t.Error("different seeds give the same text")
+	}
+	// Zipf: the most frequent word is far more common than a mid-rank one.
+	counts := map[string]int{}
+	for _, r := range a.Records(300) {
+		for _, w := range strings.Fields(strings.ToLower(r.Text)) {
+			counts[strings.Trim(w, ".,")]++
+		}
+	}
+	var cs []int
+	for _, c := range counts {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	if len(counts) < 500 || cs[len(cs)-1] < 10*cs[len(cs)/2] {
+		t.Errorf("vocabulary %d words, max count %d, median %d: not Zipf-like", len(counts), cs[len(cs)-1], cs[len(cs)/2])
+	}
+}
+
+func TestNewLatency(t *testing.T) {
+	var s []time.Duration
+	for i := 100; i >= 1; i-- {
+		s = append(s, time.Duration(i)*time.Millisecond)
+	}
+	l := NewLatency(s)
+	if l.P50 != 50*time.Millisecond || l.P95 != 95*time.Millisecond || l.P99 != 99*time.Millisecond || l.Mean != 50500*time.Microsecond {
+		t.Errorf("latency %+v", l)
+	}
+	if (NewLatency(nil) != Latency{}) {
+		t.Error("empty samples")
+	}
+	if l := NewLatency([]time.Duration{3}); l.P99 != 3 || l.P50 != 3 {
+		t.Errorf("one sample: %+v", l)
+	}
+}
+
+func TestRunPerfSmall(t *testing.T) {
+	rep, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{100, 300}, Queries: 5, Batch: 64, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 2 || rep.Sizes[1].Records != 300 || rep.WriteRecords != 300 || rep.WriteRecordsPerS <= 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, s := range rep.Sizes {
+		if s.Digest.P50 <= 0 || s.Recall.P99 < s.Recall.P50 || s.Floor.P50 <= 0 || s.DigestFloorRatio <= 0 {
+			t.Errorf("size %d: %+v", s.Records, s)
+		}
+	}
+	if rep.HeapBytes == 0 || rep.MemoryAfter != 300 {
+		t.Errorf("memory %d heap after %d", rep.HeapBytes, rep.MemoryAfter)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil || !strings.Contains(string(b), `"p95_ms"`) {
+		t.Errorf("json %s %v", b, err)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 300 |") {
+		t.Errorf("markdown %q %v", md.String(), err)
+	}
+	if _, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{10, 5}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("descending sizes: %v", err)
+	}
+}
+
+// BenchmarkDigest measures one digest (budget 2000) on a store of 10k
+// synthetic records.
+func BenchmarkDigest(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: b.TempDir() + "/bench.db"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	tok, err := tokenize.New("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewCached(embed.NewHash(0), 1024), Tokenizer: tok})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	syn := NewSynth(1, time.Now())
+	for range 20 {
+		if _, err := svc.Remember(ctx, benchCaller, "b", syn.Records(500), engine.WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := make([]string, 64)
+	for i := range queries {
+		queries[i] = syn.Query()
+	}
+	i := 0
+	for b.Loop() {
+		if _, err := svc.Digest(ctx, benchCaller, mnemo.DigestRequest{Namespace: "b", Task: queries[i%len(queries)], Budget: 2000}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

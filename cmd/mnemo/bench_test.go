@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBenchCommand(t *testing.T) {
+	run1 := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, _, _ := run1("bench"); code != 2 {
+		t.Errorf("bench without subcommand: exit %d, want 2", code)
+	}
+	if code, _, stderr := run1("bench", "nope"); code != 2 || !strings.Contains(stderr, "unknown bench") {
+		t.Errorf("unknown bench: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := run1("bench", "locomo", "--data", "../../bench/testdata/locomo-tiny.json", "--k", "x"); code != 2 || !strings.Contains(stderr, "--k") {
+		t.Errorf("bad --k: exit %d %q", code, stderr)
+	}
+	code, out, stderr := run1("bench", "locomo", "--data", "../../bench/testdata/locomo-tiny.json", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Questions int `json:"questions"`
+		Methods   []struct {
+			Name string `json:"name"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Questions != 4 || len(rep.Methods) != 4 {
+		t.Errorf("json %v: %s", err, out)
+	}
+	if !strings.Contains(stderr, "locomo questions: 6/6") {
+		t.Errorf("no progress on stderr: %q", stderr)
+	}
+	code, out, stderr = run1("bench", "perf", "--sizes", "50,100", "--queries", "3")
+	if code != 0 || !strings.Contains(out, "| 100 |") {
+		t.Errorf("perf: exit %d %s %s", code, out, stderr)
+	}
+}

@@ -1,0 +1,237 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Embedder returns the embedder recorded for the store (zero if none yet).
+func (s *Store) Embedder(ctx context.Context) (mnemo.EmbedderInfo, error) {
+	var info mnemo.EmbedderInfo
+	var v string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
+	if isNoRows(err) {
+		return info, nil
+	}
+	if err != nil {
+		return info, fmt.Errorf("postgres: embedder: %w", err)
+	}
+	if err := json.Unmarshal([]byte(v), &info); err != nil {
+		return info, fmt.Errorf("postgres: embedder: decode: %w", err)
+	}
+	return info, nil
+}
+
+// SetEmbedder records the embedder. A different recorded embedder is an
+// EMISMATCH error unless force is set.
+func (s *Store) SetEmbedder(ctx context.Context, info mnemo.EmbedderInfo, force bool) error {
+	if info.Name == "" || info.Dim <= 0 || !textOK(info.Name) {
+		return fmt.Errorf("postgres: set embedder: %w",
+			mnemo.Errorf(mnemo.EINVALID, "embedder needs a name and a positive dimension, got %q/%d", info.Name, info.Dim))
+	}
+	b, _ := json.Marshal(info)
+	err := s.write(ctx, func(tx pgx.Tx, _ int64) error {
+		var v string
+		err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
+		if err != nil && !isNoRows(err) {
+			return err
+		}
+		if err == nil && !force {
+			var old mnemo.EmbedderInfo
+			if err := json.Unmarshal([]byte(v), &old); err != nil {
+				return fmt.Errorf("decode: %w", err)
+			}
+			if old == info {
+				return nil
+			}
+			return mnemo.Errorf(mnemo.EMISMATCH,
+				"the store was built with embedder %s (dim %d), not %s (dim %d): re-embed with force to switch",
+				old.Name, old.Dim, info.Name, info.Dim)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', $1)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(b))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set embedder: %w", err)
+	}
+	return nil
+}
+
+// cleanText makes s storable as PostgreSQL text: invalid UTF-8 becomes
+// U+FFFD and NUL characters are dropped. It is used for log fields only.
+func cleanText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// LogRetrieval appends a retrieval log entry. Text fields that PostgreSQL
+// cannot hold (invalid UTF-8, NUL) are cleaned rather than refused: a
+// hostile query must not break the log.
+func (s *Store) LogRetrieval(ctx context.Context, l mnemo.RetrievalLog) error {
+	if l.ID == "" {
+		return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
+	}
+	if err := checkNamespace(l.Namespace); err != nil {
+		return fmt.Errorf("postgres: log retrieval: %w", err)
+	}
+	if l.At.IsZero() {
+		l.At = s.now()
+	}
+	ids := make([]string, len(l.IDs))
+	for i, id := range l.IDs {
+		ids[i] = cleanText(id)
+	}
+	scores := l.Scores
+	if scores == nil {
+		scores = []float64{}
+	}
+	for _, x := range scores {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+		}
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, cleanText(l.ID), l.Namespace, l.At.UnixNano(),
+		cleanText(l.Operation), cleanText(l.Query), cleanText(l.Caller), cleanText(l.Session), ids, scores)
+	if err != nil {
+		return fmt.Errorf("postgres: log retrieval: %w", err)
+	}
+	return nil
+}
+
+// Retrievals returns the most recent retrieval log entries of a namespace,
+// newest first; limit 0 means 100.
+func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]mnemo.RetrievalLog, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	if !textOK(namespace) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, namespace, at, operation, query, caller, session, ids, scores
+		FROM retrievals WHERE namespace = $1 ORDER BY at DESC, rowid DESC LIMIT $2`, namespace, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: retrievals: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.RetrievalLog
+	for rows.Next() {
+		var l mnemo.RetrievalLog
+		var at int64
+		if err := rows.Scan(&l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &l.IDs, &l.Scores); err != nil {
+			return nil, fmt.Errorf("postgres: retrievals: %w", err)
+		}
+		l.At = time.Unix(0, at).UTC()
+		if l.IDs == nil {
+			l.IDs = []string{}
+		}
+		if l.Scores == nil {
+			l.Scores = []float64{}
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: retrievals: %w", err)
+	}
+	return out, nil
+}
+
+// eachPage is the page size of EachRecord.
+const eachPage = 500
+
+// EachRecord calls fn with every record of every namespace, deleted
+// included, in id order. It reads in pages, so fn may write to the store.
+func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
+	after := ""
+	for {
+		rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE id > $1 ORDER BY id LIMIT $2`, after, eachPage)
+		if err != nil {
+			return fmt.Errorf("postgres: each record: %w", err)
+		}
+		page, err := collect(rows)
+		if err != nil {
+			return fmt.Errorf("postgres: each record: %w", err)
+		}
+		for _, r := range page {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(page) < eachPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// SetEmbeddings replaces the vectors of records by id, in any namespace, in
+// one transaction. An unknown id is ENOTFOUND and nothing is written.
+func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(vecs))
+	blobs := make([][]byte, 0, len(vecs))
+	for id, v := range vecs {
+		if !textOK(id) {
+			return fmt.Errorf("postgres: set embeddings: %w", mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id))
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("postgres: set embeddings: %w", mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", id))
+			}
+		}
+		ids = append(ids, id)
+		blobs = append(blobs, encodeVector(v))
+	}
+	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		rows, err := tx.Query(ctx, `UPDATE records r SET embedding = u.e, seq = $3
+			FROM unnest($1::text[], $2::bytea[]) AS u(id, e) WHERE r.id = u.id RETURNING r.id`, ids, blobs, seq)
+		if err != nil {
+			return err
+		}
+		found := make(map[string]bool, len(ids))
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			found[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if !found[id] {
+				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set embeddings: %w", err)
+	}
+	return nil
+}
+
+// Namespaces lists the namespaces that hold records, sorted.
+func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT namespace FROM records ORDER BY namespace`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: namespaces: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: namespaces: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,612 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-dev/mnemo"
+)
+
+// recordColumns are the columns scanRecord reads, in order.
+const recordColumns = `id, namespace, layer, kind, scope, text, body, importance, confidence,
+	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
+	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding`
+
+// body is the JSON shape of the body column.
+type body struct {
+	Decision   *mnemo.Decision   `json:"decision,omitempty"`
+	Correction *mnemo.Correction `json:"correction,omitempty"`
+}
+
+// scanRecord reads one row of recordColumns.
+func scanRecord(row pgx.Row) (*mnemo.Record, error) {
+	var (
+		r                                         mnemo.Record
+		bodyJSON, provJSON, tagsJSON              []byte
+		created, updated, accessed, from, to, del *int64
+		emb                                       []byte
+		layer, kind                               string
+	)
+	err := row.Scan(&r.ID, &r.Namespace, &layer, &kind, &r.Scope, &r.Text, &bodyJSON,
+		&r.Importance, &r.Confidence, &r.Criticality, &r.Source, &provJSON, &r.Component, &tagsJSON,
+		&r.Mission, &r.AccessLevel, &created, &updated, &accessed, &r.AccessCount, &from, &to,
+		&r.SupersededBy, &del, &r.Tokens, &emb)
+	if err != nil {
+		return nil, err
+	}
+	r.Layer, r.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
+	if len(bodyJSON) > 0 {
+		var b body
+		if err := json.Unmarshal(bodyJSON, &b); err != nil {
+			return nil, fmt.Errorf("decode body of %s: %w", r.ID, err)
+		}
+		r.Decision, r.Correction = b.Decision, b.Correction
+	}
+	if r.Provenance, err = decodeStrings(provJSON); err != nil {
+		return nil, fmt.Errorf("decode provenance of %s: %w", r.ID, err)
+	}
+	if r.Tags, err = decodeStrings(tagsJSON); err != nil {
+		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
+	}
+	r.CreatedAt, r.UpdatedAt, r.ValidFrom = timeOf(created), timeOf(updated), timeOf(from)
+	r.LastAccessedAt, r.ValidTo, r.DeletedAt = timePtr(accessed), timePtr(to), timePtr(del)
+	r.Embedding = decodeVector(emb)
+	return &r, nil
+}
+
+// collect reads every row of rows as a record.
+func collect(rows pgx.Rows) ([]*mnemo.Record, error) {
+	defer rows.Close()
+	var out []*mnemo.Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func decodeStrings(b []byte) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// encodeStrings returns a as a JSON array, nil (NULL) when empty.
+func encodeStrings(a []string) *string {
+	if len(a) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(a)
+	s := string(b)
+	return &s
+}
+
+// nanos encodes t as unix nanoseconds, the zero time as NULL.
+func nanos(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	n := t.UnixNano()
+	return &n
+}
+
+func nanosPtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	return nanos(*t)
+}
+
+func timeOf(n *int64) time.Time {
+	if n == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, *n).UTC()
+}
+
+func timePtr(n *int64) *time.Time {
+	if n == nil {
+		return nil
+	}
+	t := time.Unix(0, *n).UTC()
+	return &t
+}
+
+// encodeVector packs v as little-endian float32; nil for an empty vector.
+func encodeVector(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	if len(b) < 4 {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// encodeBody returns the body column of r, nil (NULL) when r has none.
+func encodeBody(r *mnemo.Record) *string {
+	if r.Decision == nil && r.Correction == nil {
+		return nil
+	}
+	b, _ := json.Marshal(body{Decision: r.Decision, Correction: r.Correction})
+	s := string(b)
+	return &s
+}
+
+func outcomeOf(r *mnemo.Record) string {
+	if r.Correction != nil {
+		return r.Correction.Outcome
+	}
+	return ""
+}
+
+// writeColumns are the columns a write sets from a record, with their SQL
+// types (for unnest), in the order of recordValues. fts and seq follow.
+var writeColumns = []struct{ name, typ string }{
+	{"id", "text"}, {"namespace", "text"}, {"layer", "text"}, {"kind", "text"}, {"scope", "text"},
+	{"text", "text"}, {"body", "jsonb"}, {"outcome", "text"}, {"importance", "float8"},
+	{"confidence", "float8"}, {"criticality", "float8"}, {"source", "text"}, {"provenance", "jsonb"},
+	{"component", "text"}, {"tags", "jsonb"}, {"mission", "text"}, {"access_level", "int4"},
+	{"created_at", "int8"}, {"updated_at", "int8"}, {"last_accessed_at", "int8"}, {"access_count", "int8"},
+	{"valid_from", "int8"}, {"valid_to", "int8"}, {"superseded_by", "text"}, {"deleted_at", "int8"},
+	{"tokens", "int4"}, {"embedding", "bytea"},
+}
+
+// recordValues returns the values of writeColumns for r.
+func recordValues(r *mnemo.Record) []any {
+	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, encodeBody(r),
+		outcomeOf(r), r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance),
+		r.Component, encodeStrings(r.Tags), r.Mission, int32(r.AccessLevel), nanos(r.CreatedAt),
+		nanos(r.UpdatedAt), nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom),
+		nanosPtr(r.ValidTo), r.SupersededBy, nanosPtr(r.DeletedAt), int32(r.Tokens), encodeVector(r.Embedding)}
+}
+
+// insertSQL inserts the rows of unnest($1...$27) (plus the fts words $28
+// and the revision snapshots $29) and records a revision for each inserted
+// row; $30 is seq, $31 at, $32 action, $33 actor. It returns the number of
+// rows inserted.
+var insertSQL = func() string {
+	var params, names, sel []string
+	for i, c := range writeColumns {
+		typ := c.typ
+		if typ == "jsonb" {
+			typ = "text" // sent as text, cast below
+		}
+		params = append(params, fmt.Sprintf("$%d::%s[]", i+1, typ))
+		names = append(names, c.name)
+		if c.typ == "jsonb" {
+			sel = append(sel, "u."+c.name+"::jsonb")
+		} else {
+			sel = append(sel, "u."+c.name)
+		}
+	}
+	n := len(writeColumns)
+	return fmt.Sprintf(`WITH u AS (
+		SELECT * FROM unnest(%s, $%d::text[], $%d::text[]) WITH ORDINALITY AS u(%s, words, snap, ord)
+	), ins AS (
+		INSERT INTO records (%s, fts, seq)
+		SELECT %s, to_tsvector('mnemo', u.words), $%d FROM u ORDER BY u.ord
+		ON CONFLICT (id) DO NOTHING
+		RETURNING id
+	), rev AS (
+		INSERT INTO revisions (record_id, namespace, at, action, actor, record)
+		SELECT u.id, u.namespace, $%d, $%d, $%d, u.snap::jsonb FROM u JOIN ins ON ins.id = u.id ORDER BY u.ord
+		RETURNING 1
+	)
+	SELECT count(*) FROM rev`,
+		strings.Join(params, ", "), n+1, n+2, strings.Join(names, ", "), strings.Join(names, ", "),
+		strings.Join(sel, ", "), n+3, n+4, n+5, n+6)
+}()
+
+// updateSQL replaces every write column but id and namespace, fts and seq.
+var updateSQL = func() string {
+	var sets []string
+	for i, c := range writeColumns[2:] {
+		p := fmt.Sprintf("$%d", i+1)
+		if c.typ == "jsonb" {
+			p += "::jsonb"
+		}
+		sets = append(sets, c.name+" = "+p)
+	}
+	n := len(writeColumns) - 2
+	return fmt.Sprintf(`UPDATE records SET %s, fts = to_tsvector('mnemo', $%d), seq = $%d WHERE id = $%d AND namespace = $%d`,
+		strings.Join(sets, ", "), n+1, n+2, n+3, n+4)
+}()
+
+const revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`
+
+// checkRecord rejects records the store cannot hold and returns the JSON
+// snapshot of the record for its revision.
+func checkRecord(r *mnemo.Record) ([]byte, error) {
+	if err := validRecord(r); err != nil {
+		return nil, err
+	}
+	snap, err := json.Marshal(r)
+	if err != nil {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "record %s: %v", r.ID, err)
+	}
+	// PostgreSQL text and jsonb cannot hold NUL characters.
+	if jsonHasNUL(snap) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "record %s: a field contains a NUL character", r.ID)
+	}
+	return snap, nil
+}
+
+// jsonHasNUL reports whether JSON text holds an escaped NUL (\u0000 that
+// is not itself an escaped backslash followed by "u0000").
+func jsonHasNUL(b []byte) bool {
+	for i := 0; i+6 <= len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if string(b[i:i+6]) == `\u0000` {
+			return true
+		}
+		i++ // skip the escaped character
+	}
+	return false
+}
+
+func validRecord(r *mnemo.Record) error {
+	if r == nil {
+		return mnemo.Errorf(mnemo.EINVALID, "record is nil")
+	}
+	if strings.TrimSpace(r.ID) == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "record id is empty")
+	}
+	if err := checkNamespace(r.Namespace); err != nil {
+		return err
+	}
+	if err := r.Validate(mnemo.Limits{MaxTextBytes: math.MaxInt32}); err != nil {
+		return mnemo.Errorf(mnemo.ErrorCode(err), "record %s: %s", r.ID, mnemo.ErrorMessage(err))
+	}
+	if !utf8.ValidString(r.ID) || !utf8.ValidString(r.SupersededBy) {
+		return mnemo.Errorf(mnemo.EINVALID, "record %q: id or superseded_by is not valid UTF-8", r.ID)
+	}
+	if r.AccessCount < 0 || r.Tokens < 0 || r.Tokens > math.MaxInt32 {
+		return mnemo.Errorf(mnemo.EINVALID, "record %s: negative access count or bad token count", r.ID)
+	}
+	for _, x := range r.Embedding {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", r.ID)
+		}
+	}
+	return nil
+}
+
+// insertChunk bounds the rows of one INSERT statement.
+const insertChunk = 2000
+
+// Insert writes new records in one transaction, skipping ids that exist.
+func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
+	if action == "" {
+		action = "create"
+	}
+	// An id repeated within the batch is skipped like an existing one.
+	uniq := make([]*mnemo.Record, 0, len(recs))
+	snaps := make([][]byte, 0, len(recs))
+	seen := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		snap, err := checkRecord(r)
+		if err != nil {
+			return 0, fmt.Errorf("postgres: insert: %w", err)
+		}
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			uniq = append(uniq, r)
+			snaps = append(snaps, snap)
+		}
+	}
+	if len(uniq) == 0 {
+		return 0, nil
+	}
+	at := s.now().UnixNano()
+	inserted := 0
+	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		inserted = 0
+		for start := 0; start < len(uniq); start += insertChunk {
+			end := min(start+insertChunk, len(uniq))
+			args := append(insertArgs(uniq[start:end], snaps[start:end]), seq, at, action, actor)
+			var n int
+			if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&n); err != nil {
+				return err
+			}
+			inserted += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: insert: %w", err)
+	}
+	return len(recs) - inserted, nil
+}
+
+// insertArgs returns the column arrays of insertSQL for recs: one slice per
+// write column, then the fts words and the revision snapshots.
+func insertArgs(recs []*mnemo.Record, snapshots [][]byte) []any {
+	cols := make([][]any, len(writeColumns))
+	for i := range cols {
+		cols[i] = make([]any, len(recs))
+	}
+	words := make([]string, len(recs))
+	snaps := make([]string, len(recs))
+	for j, r := range recs {
+		for i, v := range recordValues(r) {
+			cols[i][j] = v
+		}
+		words[j] = docWords(r.Text)
+		snaps[j] = string(snapshots[j])
+	}
+	args := make([]any, 0, len(cols)+2)
+	for i, c := range writeColumns {
+		args = append(args, typedArray(c.typ, cols[i]))
+	}
+	return append(args, words, snaps)
+}
+
+// typedArray converts a column of values to a typed slice pgx encodes as an
+// array of typ.
+func typedArray(typ string, col []any) any {
+	switch typ {
+	case "text", "jsonb":
+		out := make([]*string, len(col))
+		for i, v := range col {
+			switch x := v.(type) {
+			case string:
+				out[i] = &x
+			case *string:
+				out[i] = x
+			}
+		}
+		return out
+	case "float8":
+		out := make([]float64, len(col))
+		for i, v := range col {
+			out[i] = v.(float64)
+		}
+		return out
+	case "int4":
+		out := make([]int32, len(col))
+		for i, v := range col {
+			out[i] = v.(int32)
+		}
+		return out
+	case "int8":
+		out := make([]*int64, len(col))
+		for i, v := range col {
+			switch x := v.(type) {
+			case int64:
+				out[i] = &x
+			case *int64:
+				out[i] = x
+			}
+		}
+		return out
+	case "bytea":
+		out := make([][]byte, len(col))
+		for i, v := range col {
+			out[i] = v.([]byte)
+		}
+		return out
+	}
+	panic("postgres: unknown column type " + typ)
+}
+
+// Update replaces the stored record with rec's namespace and id.
+func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor string) error {
+	snap, err := checkRecord(rec)
+	if err != nil {
+		return fmt.Errorf("postgres: update: %w", err)
+	}
+	if action == "" {
+		action = "update"
+	}
+	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		args := append(recordValues(rec)[2:], docWords(rec.Text), seq, rec.ID, rec.Namespace)
+		tag, err := tx.Exec(ctx, updateSQL, args...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
+		}
+		_, err = tx.Exec(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: update: %w", err)
+	}
+	return nil
+}
+
+// Get returns one record visible to sc, deleted ones included.
+func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Record, error) {
+	if !textOK(id) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	row := s.pool.QueryRow(ctx, `SELECT `+recordColumns+` FROM records
+		WHERE id = $1 AND namespace = $2 AND access_level <= $3`, id, sc.Namespace, sc.Clearance)
+	r, err := scanRecord(row)
+	if isNoRows(err) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get: %w", err)
+	}
+	return r, nil
+}
+
+// GetMany returns the visible records among ids, skipping missing ones.
+func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*mnemo.Record, error) {
+	clean := validIDs(ids)
+	if len(clean) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records
+		WHERE namespace = $1 AND access_level <= $2 AND id = ANY($3::text[])`, sc.Namespace, sc.Clearance, clean)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get many: %w", err)
+	}
+	out, err := collect(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get many: %w", err)
+	}
+	return out, nil
+}
+
+// validIDs drops duplicates and ids PostgreSQL text cannot hold (they match
+// no record).
+func validIDs(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if seen[id] || !textOK(id) {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out
+}
+
+// List returns records matching opt, newest id first.
+func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 100
+	}
+	if !textOK(opt.After) {
+		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "cursor is not valid UTF-8"))
+	}
+	w := &where{}
+	whereSQL(w, sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
+	if opt.After != "" {
+		w.add("id < " + w.arg(opt.After))
+	}
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + ` ORDER BY namespace DESC, id DESC LIMIT ` + w.arg(opt.Limit)
+	rows, err := s.pool.Query(ctx, q, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list: %w", err)
+	}
+	out, err := collect(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list: %w", err)
+	}
+	return out, nil
+}
+
+// Count returns the number of live records in a namespace, all clearances.
+func (s *Store) Count(ctx context.Context, namespace string) (int, error) {
+	now := s.now().UnixNano()
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM records WHERE namespace = $1 AND deleted_at IS NULL
+		AND (valid_from IS NULL OR valid_from <= $2) AND (valid_to IS NULL OR valid_to > $2)`,
+		namespace, now).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: count: %w", err)
+	}
+	return n, nil
+}
+
+// History returns a visible record's revisions, oldest first.
+func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo.Revision, error) {
+	if !textOK(id) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	var level int
+	err := s.pool.QueryRow(ctx, `SELECT access_level FROM records WHERE id = $1 AND namespace = $2`,
+		id, sc.Namespace).Scan(&level)
+	if isNoRows(err) || (err == nil && level > sc.Clearance) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: history: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT seq, at, action, actor, record FROM revisions
+		WHERE namespace = $1 AND record_id = $2 ORDER BY seq`, sc.Namespace, id)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: history: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.Revision
+	for rows.Next() {
+		var (
+			rev  mnemo.Revision
+			at   int64
+			snap []byte
+		)
+		if err := rows.Scan(&rev.Seq, &at, &rev.Action, &rev.Actor, &snap); err != nil {
+			return nil, fmt.Errorf("postgres: history: %w", err)
+		}
+		rev.At = time.Unix(0, at).UTC()
+		rev.Record = new(mnemo.Record)
+		if err := json.Unmarshal(snap, rev.Record); err != nil {
+			return nil, fmt.Errorf("postgres: history: decode revision %d: %w", rev.Seq, err)
+		}
+		out = append(out, rev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: history: %w", err)
+	}
+	return out, nil
+}
+
+// Touch bumps the access counters of ids (once per occurrence). It does not
+// change seq: access counters are not search filters.
+func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at time.Time) error {
+	var clean []string
+	for _, id := range ids {
+		if textOK(id) {
+			clean = append(clean, id)
+		}
+	}
+	if len(clean) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE records r SET access_count = r.access_count + c.n,
+			last_accessed_at = greatest(coalesce(r.last_accessed_at, 0), $1)
+		FROM (SELECT id, count(*) AS n FROM unnest($3::text[]) AS id GROUP BY id) c
+		WHERE r.namespace = $2 AND r.id = c.id`, at.UnixNano(), namespace, clean)
+	if err != nil {
+		return fmt.Errorf("postgres: touch: %w", err)
+	}
+	return nil
+}
+
+// textOK reports whether PostgreSQL text can hold s: valid UTF-8 without
+// NUL. Strings that fail it match no stored value.
+func textOK(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}

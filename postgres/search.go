@@ -1,0 +1,324 @@
+package postgres
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Keyword returns up to n live ids of the namespace ranked by ts_rank_cd
+// for a free-text query. The query is never parsed as query syntax: it is
+// cut into word tokens in Go (see queryTokens), each passed as a separate
+// parameter.
+func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if n <= 0 || !textOK(sc.Namespace) {
+		return nil, nil
+	}
+	tokens := queryTokens(query)
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	tokens, err := s.prune(ctx, tokens)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: keyword: %w", err)
+	}
+	w := &where{}
+	tsq := tsquery(w, tokens)
+	whereSQL(w, sc, f, s.now(), false, false)
+	q := `WITH tq AS MATERIALIZED (SELECT ` + tsq + ` AS q)
+		SELECT id, ts_rank_cd(fts, tq.q, 32) AS rank FROM records, tq WHERE fts @@ tq.q
+		AND ` + w.String() + ` ORDER BY rank DESC, id DESC LIMIT ` + w.arg(n)
+	hits, err := s.hits(ctx, q, w.args)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: keyword: %w", err)
+	}
+	return hits, nil
+}
+
+// FloorQuery is the bare full-text baseline for benchmarks: the sanitised
+// query ranked by ts_rank_cd, limited to the namespace, with no other
+// filter.
+func (s *Store) FloorQuery(ctx context.Context, namespace, query string, n int) ([]mnemo.Hit, error) {
+	tokens := queryTokens(query)
+	if len(tokens) == 0 || n <= 0 || !textOK(namespace) {
+		return nil, nil
+	}
+	w := &where{}
+	tsq := tsquery(w, tokens)
+	q := `WITH tq AS MATERIALIZED (SELECT ` + tsq + ` AS q)
+		SELECT id, ts_rank_cd(fts, tq.q, 32) AS rank FROM records, tq WHERE fts @@ tq.q
+		AND namespace = ` + w.arg(namespace) + ` ORDER BY rank DESC, id DESC LIMIT ` + w.arg(n)
+	hits, err := s.hits(ctx, q, w.args)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: floor query: %w", err)
+	}
+	return hits, nil
+}
+
+// hits runs a query returning (id, score) rows.
+func (s *Store) hits(ctx context.Context, q string, args []any) ([]mnemo.Hit, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []mnemo.Hit
+	for rows.Next() {
+		var h mnemo.Hit
+		var rank float32
+		if err := rows.Scan(&h.ID, &rank); err != nil {
+			return nil, err
+		}
+		h.Score = float64(rank)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// tsquery returns the SQL of the OR of the tokens, each normalised by the
+// mnemo configuration (unaccent, lower case) as its own parameter. Tokens
+// hold only letters, digits and marks, so plainto_tsquery sees no operator.
+// Callers evaluate it once in a MATERIALIZED CTE: inline, a generic plan
+// re-evaluates it for every row it rechecks.
+func tsquery(w *where, tokens []string) string {
+	parts := make([]string, len(tokens))
+	for i, t := range tokens {
+		parts[i] = "plainto_tsquery('mnemo', " + w.arg(t) + ")"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// maxQueryTokens caps the terms of a keyword query.
+const maxQueryTokens = 32
+
+// maxTokenRunes drops absurdly long "words" (no real word is that long);
+// they are neither indexed nor searched.
+const maxTokenRunes = 64
+
+// maxDocWords caps the bytes of a record's indexed words, well under the
+// 1 MB limit of a tsvector.
+const maxDocWords = 256 << 10
+
+// stopwords are dropped from keyword queries unless nothing else remains.
+var stopwords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`
+		a an and are as at be but by did do does for from had has have how i if in into is it its
+		me my no not of on or our so than that the their them then there these they this to was
+		we were what when where which who why will with you your
+		а без би бы в во вот все всё да для до же за и из или к как ли мне мы на над не нет ни но
+		о об от по при с со так то ты у что чтобы это я его её ее он она они
+		і й та але або чи що як це ми ви від із з ще якщо який яка які де коли`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// words calls fn with each word token of s: a run of Unicode letters,
+// digits and marks (a mark only after another character), lower-cased;
+// tokens longer than maxTokenRunes are skipped. fn returns false to stop.
+func words(s string, fn func(w string) bool) {
+	var b strings.Builder
+	runes := 0
+	flush := func() bool {
+		if b.Len() == 0 {
+			return true
+		}
+		w := strings.ToLower(b.String())
+		b.Reset()
+		long := runes > maxTokenRunes
+		runes = 0
+		if long {
+			return true
+		}
+		return fn(w)
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) ||
+			(b.Len() > 0 && unicode.IsMark(r))) {
+			if runes <= maxTokenRunes {
+				b.WriteRune(r)
+			}
+			runes++
+			continue
+		}
+		if !flush() {
+			return
+		}
+	}
+	flush()
+}
+
+// docWords returns the word tokens of a record's text joined by spaces:
+// what the fts column indexes.
+func docWords(text string) string {
+	var b strings.Builder
+	words(text, func(w string) bool {
+		if b.Len()+len(w)+1 > maxDocWords {
+			return false
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		return true
+	})
+	return b.String()
+}
+
+// queryTokens extracts the word tokens of any text, de-duplicated.
+// Stopwords are dropped unless only stopwords remain; at most
+// maxQueryTokens are kept.
+func queryTokens(q string) []string {
+	var out, stops []string
+	seen := make(map[string]bool)
+	words(q, func(w string) bool {
+		if seen[w] {
+			return true
+		}
+		seen[w] = true
+		if stopwords[w] {
+			if len(stops) < maxQueryTokens {
+				stops = append(stops, w)
+			}
+			return true
+		}
+		out = append(out, w)
+		return len(out) < maxQueryTokens
+	})
+	if len(out) == 0 {
+		out = stops
+	}
+	return out
+}
+
+// Vector returns up to n live ids of the namespace ranked by cosine
+// similarity to v. Records without a vector of v's dimension are skipped.
+func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	if len(v) == 0 {
+		return nil, fmt.Errorf("postgres: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector is empty"))
+	}
+	q := make([]float32, len(v))
+	var sum float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("postgres: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector holds NaN or Inf"))
+		}
+		q[i] = x
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 || !textOK(sc.Namespace) {
+		return nil, nil
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range q {
+		q[i] *= inv
+	}
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: vector: %w", err)
+	}
+	defer s.idx.mu.RUnlock()
+	c := compile(sc, f, s.now())
+
+	// Scan in parallel chunks when the namespace is large.
+	workers := 1
+	if len(idx.ents) >= 20000 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	parts := make([]hitHeap, workers)
+	var wg sync.WaitGroup
+	chunk := (len(idx.ents) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(idx.ents))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := make(hitHeap, 0, n+1)
+			for i := lo; i < hi; i++ {
+				e := &idx.ents[i]
+				if e.dim != len(q) || !c.matches(e) {
+					continue
+				}
+				score := dot(q, idx.vecs[e.off:e.off+e.dim])
+				if len(h) < n {
+					heap.Push(&h, scored{i, score})
+				} else if score > h[0].score {
+					h[0] = scored{i, score}
+					heap.Fix(&h, 0)
+				}
+			}
+			parts[w] = h
+		}()
+	}
+	wg.Wait()
+	var all []scored
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return idx.ents[all[i].i].id > idx.ents[all[j].i].id
+	})
+	if len(all) > n {
+		all = all[:n]
+	}
+	hits := make([]mnemo.Hit, len(all))
+	for i, x := range all {
+		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: float64(x.score)}
+	}
+	return hits, nil
+}
+
+// dot is the inner product of two equal-length vectors, with four
+// accumulators.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+type scored struct {
+	i     int
+	score float32
+}
+
+// hitHeap is a min-heap on score: its root is the worst kept hit.
+type hitHeap []scored
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
