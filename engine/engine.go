@@ -131,6 +131,30 @@ func (s *Service) Close() error {
 	return nil
 }
 
+// Flush waits until the background work queued so far (retrieval log,
+// access counters) has been done, or ctx ends.
+func (s *Service) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	queued := false
+	func() {
+		defer func() { _ = recover() }() // queue closed: nothing left to wait for
+		select {
+		case s.bg <- func(context.Context) { close(done) }:
+			queued = true
+		case <-ctx.Done():
+		}
+	}()
+	if !queued {
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Store returns the underlying store.
 func (s *Service) Store() mnemo.Store { return s.store }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/postgres/pgtest"
 )
 
 const benchDim = 384
@@ -128,12 +129,10 @@ func benchN() int {
 }
 
 func searchStore(b *testing.B) *postgres.Store {
-	if skipReason != "" {
-		b.Skip(skipReason)
-	}
+	pgtest.SkipIf(b, startErr)
 	benchOnce.Do(func() {
 		var u string
-		benchDB, u, benchErr = createDatabase("")
+		benchDB, u, benchErr = pgtest.CreateDatabase(bg, adminURL, "")
 		if benchErr != nil {
 			return
 		}

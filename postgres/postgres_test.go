@@ -3,22 +3,15 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/postgres/pgtest"
 	"github.com/mnemo-dev/mnemo/storetest"
 	"github.com/oklog/ulid/v2"
 )
@@ -26,34 +19,26 @@ import (
 var bg = context.Background()
 
 // The test server: adminURL reaches a database from which fresh databases
-// are created; skipReason is set when no PostgreSQL is available.
+// are created; startErr says why no PostgreSQL is available.
 var (
-	adminURL   string
-	skipReason string
-	dbCounter  atomic.Int64
+	adminURL string
+	startErr error
 )
 
 // TestMain uses the server at MNEMO_TEST_POSTGRES (a URL of a role allowed
 // to CREATE DATABASE) or else starts a throwaway server from the local
 // PostgreSQL installation (/usr/lib/postgresql/*/bin), stopped and removed
-// at the end. Without either, every test is skipped.
+// at the end. Without either, every test is skipped (fails with
+// MNEMO_REQUIRE_POSTGRES set).
 func TestMain(m *testing.M) {
 	var stop func()
-	if u := os.Getenv("MNEMO_TEST_POSTGRES"); u != "" {
-		adminURL = u
-	} else {
-		var err error
-		adminURL, stop, err = startServer()
-		if err != nil {
-			skipReason = err.Error()
-		}
-	}
+	adminURL, stop, startErr = pgtest.Start()
 	code := m.Run()
 	if benchDB != "" {
 		if benchStore != nil {
 			benchStore.Close()
 		}
-		if err := dropDatabase(benchDB); err != nil {
+		if err := pgtest.DropDatabase(bg, adminURL, benchDB); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}
@@ -63,121 +48,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startServer runs initdb and pg_ctl start in a temporary directory, as the
-// postgres user when running as root (PostgreSQL refuses to run as root).
-func startServer() (string, func(), error) {
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(bins) == 0 {
-		return "", nil, fmt.Errorf("no PostgreSQL server found: set MNEMO_TEST_POSTGRES=postgres://... or install one (apt-get install postgresql)")
-	}
-	sort.Strings(bins)
-	bin := filepath.Dir(bins[len(bins)-1])
-	dir, err := os.MkdirTemp("", "mnemo-pg-")
-	if err != nil {
-		return "", nil, err
-	}
-	var prefix []string
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("running as root and no postgres user to run the test server: %v", err)
-		}
-		if out, err := exec.Command("chown", u.Username, dir).CombinedOutput(); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("chown %s: %v: %s", dir, err, out)
-		}
-		prefix = []string{"runuser", "-u", "postgres", "--"}
-	}
-	run := func(args ...string) error {
-		args = append(prefix, args...)
-		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	data := filepath.Join(dir, "data")
-	if err := run(filepath.Join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
-		"--locale=C.UTF-8", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-		port, dir)
-	if err := run(filepath.Join(bin, "pg_ctl"), "-w", "-D", data, "-l", filepath.Join(dir, "log"), "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("%v\n%s", err, log)
-	}
-	stop := func() {
-		if err := run(filepath.Join(bin, "pg_ctl"), "-w", "-D", data, "-m", "immediate", "stop"); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-		os.RemoveAll(dir)
-	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), stop, nil
-}
-
 // newDatabase creates an empty database with the given options (default:
 // UTF8 encoding) and returns its URL; it is dropped when the test ends.
 func newDatabase(t testing.TB, extra string) string {
 	t.Helper()
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
-	name, u, err := createDatabase(extra)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dropDatabase(name); err != nil {
-			t.Error(err)
-		}
-	})
-	return u
-}
-
-// createDatabase creates an empty database on the test server.
-func createDatabase(extra string) (name, dbURL string, err error) {
-	conn, err := pgx.Connect(bg, adminURL)
-	if err != nil {
-		return "", "", fmt.Errorf("connect to the test server: %w", err)
-	}
-	defer conn.Close(bg)
-	name = fmt.Sprintf("mnemo_test_%d_%d", os.Getpid(), dbCounter.Add(1))
-	if extra == "" {
-		extra = "ENCODING 'UTF8'"
-	}
-	if _, err := conn.Exec(bg, `CREATE DATABASE `+name+` TEMPLATE template0 `+extra); err != nil {
-		return "", "", fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(adminURL)
-	if err != nil {
-		return "", "", err
-	}
-	u.Path = "/" + name
-	return name, u.String(), nil
-}
-
-// dropDatabase drops a database created by createDatabase.
-func dropDatabase(name string) error {
-	conn, err := pgx.Connect(bg, adminURL)
-	if err != nil {
-		return fmt.Errorf("drop database: %w", err)
-	}
-	defer conn.Close(bg)
-	if _, err := conn.Exec(bg, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
-		return fmt.Errorf("drop database: %w", err)
-	}
-	return nil
+	pgtest.SkipIf(t, startErr)
+	return pgtest.NewDatabaseWith(t, adminURL, extra)
 }
 
 func openURL(t testing.TB, u string) *postgres.Store {

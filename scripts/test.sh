@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite. Installs what the tests need when it is missing
-# (the npm MCP client used by the integration tests), then runs formatting
-# and vet checks, the race detector on the core packages, and every test.
+# (the npm MCP client used by the integration tests, PostgreSQL for the
+# PostgreSQL store tests), then runs formatting and vet checks, the race
+# detector on the core packages, and every test. With CI=true the
+# PostgreSQL tests fail instead of skipping when no server can be started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,25 @@ for dir in testdata/mcp-client; do
 		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 	fi
 done
+
+# PostgreSQL server binaries for the PostgreSQL store tests, which start a
+# throwaway server (postgres/pgtest), unless MNEMO_TEST_POSTGRES names one.
+have_postgres() { [ -n "${MNEMO_TEST_POSTGRES:-}" ] || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }
+if ! have_postgres; then
+	echo "test: installing PostgreSQL (apt-get install postgresql) for the PostgreSQL store tests"
+	apt_install --no-install-recommends postgresql || true
+fi
+# In CI the PostgreSQL tests must run: a missing server fails them instead
+# of skipping them.
+case "${CI:-}" in
+true | TRUE | True | 1)
+	export MNEMO_REQUIRE_POSTGRES=1
+	have_postgres || {
+		echo "test: PostgreSQL is required in CI: install it (apt-get install postgresql) or set MNEMO_TEST_POSTGRES=postgres://..." >&2
+		exit 1
+	}
+	;;
+esac
 
 echo "test: gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))

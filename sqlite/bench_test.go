@@ -236,3 +236,36 @@ func BenchmarkVector(b *testing.B) {
 	}
 	reportLatency(b, lat)
 }
+
+// BenchmarkColdLoad measures what a cold process pays before its first
+// search: open the store, load the namespace index (MNEMO_BENCH_LOAD_N
+// records, default 10000) and run one Keyword and one Vector query.
+func BenchmarkColdLoad(b *testing.B) {
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_LOAD_N")); err == nil && v > 0 {
+		n = v
+	}
+	path := filepath.Join(b.TempDir(), "load.db")
+	s := openAt(b, path)
+	c := newCorpus(5)
+	now := time.Now().Add(-time.Hour)
+	for done := 0; done < n; done += 2000 {
+		if _, err := s.Insert(bg, c.records("load", min(2000, n-done), now), "", ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.Close()
+	q, v := c.text(60), c.vector()
+	sc := mnemo.Scope{Namespace: "load"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := openAt(b, path)
+		if _, err := s.Vector(bg, sc, v, mnemo.Filter{}, 100); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Keyword(bg, sc, q, mnemo.Filter{}, 100); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -132,7 +132,12 @@ type entry struct {
 	validFrom   int64 // math.MinInt64 when unset
 	validTo     int64 // math.MaxInt64 when unset
 	deleted     bool
-	off, dim    int // vector position in the namespace's contiguous slice; dim 0 = none
+	off, dim    int   // vector position in the namespace's contiguous slice; dim 0 = none
+	seq         int64 // the row's seq: the record cache is valid for this version only
+	hash        uint64
+	dl          int32 // length in terms
+	tOff, tLen  int32 // distinct term ids in keywordIndex.arena
+	indexed     bool  // the text is in the keyword index
 }
 
 // cond is a compiled Filter for the in-memory predicate.

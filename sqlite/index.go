@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -21,18 +22,25 @@ type index struct {
 }
 
 // nsIndex holds one namespace. vecs is one contiguous slice; each entry
-// points into it with off and dim.
+// points into it with off and dim. kw is the BM25 index of the text.
 type nsIndex struct {
 	ents []entry
-	pos  map[int64]int // rowid -> position in ents
+	pos  map[int64]int  // rowid -> position in ents
+	byID map[string]int // id -> position in ents (hard-deleted rows removed)
 	vecs []float32
+	kw   keywordIndex
+}
+
+func newNSIndex(count, dim int) *nsIndex {
+	return &nsIndex{pos: make(map[int64]int, count), byID: make(map[string]int, count),
+		ents: make([]entry, 0, count), vecs: make([]float32, 0, count*dim), kw: newKeywordIndex(count)}
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*nsIndex)} }
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, outcome, tags,
-	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, embedding`
+	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text`
 
 // dbSeq reads the change counter.
 func (s *Store) dbSeq(ctx context.Context, q interface {
@@ -92,13 +100,13 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 		for rows.Next() {
 			var e entry
 			var space string
-			var emb []byte
-			if err := scanEntry(rows, &e, &space, &emb); err != nil {
+			var emb, text sql.RawBytes
+			if err := scanEntry(rows, &e, &space, &emb, &text); err != nil {
 				rows.Close()
 				return err
 			}
 			if n := s.idx.ns[space]; n != nil {
-				n.upsert(e, emb)
+				n.upsert(e, emb, text)
 			}
 		}
 		err = rows.Err()
@@ -134,22 +142,12 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 		}
 		// Size everything once: growing a 100k x 384 slice row by row costs
 		// copies, page faults and GC work that dominate a cold start.
-		n := &nsIndex{pos: make(map[int64]int, count), ents: make([]entry, 0, count), vecs: make([]float32, 0, count*(blob/4))}
+		n := newNSIndex(count, blob/4)
 		rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE namespace = ? ORDER BY rowid`, ns)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var e entry
-			var space string
-			var emb []byte
-			if err := scanEntry(rows, &e, &space, &emb); err != nil {
-				rows.Close()
-				return err
-			}
-			n.upsert(e, emb)
-		}
-		err = rows.Err()
+		err = n.load(rows, count)
 		rows.Close()
 		if err != nil {
 			return err
@@ -160,14 +158,101 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 	return nil
 }
 
-func scanEntry(rows *sql.Rows, e *entry, ns *string, emb *[]byte) error {
+// pipelineMin is the namespace size from which load indexes the text in a
+// second goroutine while the rows are being read (a variable for tests).
+var pipelineMin = 2000
+
+// load fills a new namespace index from rows of indexColumns. The SQL scan
+// is single-threaded, and so is building the inverted index, so from
+// pipelineMin rows on the text goes to a second goroutine in batches: a
+// cold process (a hook running one digest) waits for the longer of the two
+// instead of their sum.
+func (n *nsIndex) load(rows *sql.Rows, count int) error {
+	var space string
+	var emb, text sql.RawBytes
+	if count < pipelineMin || runtime.GOMAXPROCS(0) < 2 {
+		for rows.Next() {
+			var e entry
+			if err := scanEntry(rows, &e, &space, &emb, &text); err != nil {
+				return err
+			}
+			n.upsert(e, emb, text)
+		}
+		return rows.Err()
+	}
+	type batch struct {
+		start int
+		buf   []byte
+		ends  []int
+	}
+	const batchRows = 512
+	ch := make(chan *batch, 8)
+	type kwFields struct {
+		hash       uint64
+		dl         int32
+		tOff, tLen int32
+	}
+	fields := make([]kwFields, 0, count)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range ch {
+			from := 0
+			for i, end := range b.ends {
+				var e entry
+				t := b.buf[from:end]
+				n.kw.index(b.start+i, &e, t)
+				fields = append(fields, kwFields{textHash(t), e.dl, e.tOff, e.tLen})
+				from = end
+			}
+		}
+	}()
+	cur := &batch{}
+	var err error
+	for rows.Next() {
+		var e entry
+		if err = scanEntry(rows, &e, &space, &emb, &text); err != nil {
+			break
+		}
+		if len(cur.ends) == 0 {
+			cur.start = len(n.ents)
+		}
+		n.put(e, emb)
+		cur.buf = append(cur.buf, text...)
+		cur.ends = append(cur.ends, len(cur.buf))
+		if len(cur.ends) == batchRows {
+			ch <- cur
+			cur = &batch{buf: make([]byte, 0, len(cur.buf)+len(cur.buf)/8)}
+		}
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	if len(cur.ends) > 0 {
+		ch <- cur
+	}
+	close(ch)
+	<-done
+	if err != nil {
+		return err
+	}
+	for i, f := range fields {
+		e := &n.ents[i]
+		e.hash, e.dl, e.tOff, e.tLen, e.indexed = f.hash, f.dl, f.tOff, f.tLen, true
+	}
+	return nil
+}
+
+// scanEntry reads one row of indexColumns; emb and text are only valid
+// until the next call of rows.Next.
+func scanEntry(rows *sql.Rows, e *entry, ns *string, emb, text *sql.RawBytes) error {
 	var (
 		tags              sql.NullString
 		created, from, to sql.NullInt64
 		layer, kind       string
 	)
 	err := rows.Scan(&e.rowid, &e.id, ns, &layer, &kind, &e.scope, &e.component, &e.mission, &e.outcome,
-		&tags, &e.criticality, &e.accessLevel, &created, &from, &to, &e.deleted, emb)
+		&tags, &e.criticality, &e.accessLevel, &created, &from, &to, &e.deleted, &e.seq, emb, text)
 	if err != nil {
 		return err
 	}
@@ -188,8 +273,32 @@ func scanEntry(rows *sql.Rows, e *entry, ns *string, emb *[]byte) error {
 	return nil
 }
 
-// upsert adds or replaces an entry; emb is the raw little-endian vector.
-func (n *nsIndex) upsert(e entry, emb []byte) {
+// upsert adds or replaces an entry; emb is the raw little-endian vector
+// and text the record's text, whose terms replace the old ones unless the
+// text is unchanged.
+func (n *nsIndex) upsert(e entry, emb, text []byte) {
+	i, ok := n.pos[e.rowid]
+	e.hash = textHash(text)
+	if ok && n.ents[i].indexed && n.ents[i].hash == e.hash {
+		old := &n.ents[i]
+		e.indexed, e.dl, e.tOff, e.tLen = true, old.dl, old.tOff, old.tLen
+	} else {
+		at := len(n.ents)
+		if ok {
+			n.kw.unindex(i, &n.ents[i])
+			at = i
+		}
+		n.kw.index(at, &e, text)
+	}
+	n.put(e, emb)
+	if ok {
+		n.compact()
+	}
+}
+
+// put adds or replaces an entry and its vector; its keyword fields must be
+// set already (or are set by load).
+func (n *nsIndex) put(e entry, emb []byte) {
 	dim := len(emb) / 4
 	i, ok := n.pos[e.rowid]
 	if ok && n.ents[i].dim == dim && dim > 0 {
@@ -221,16 +330,24 @@ func (n *nsIndex) upsert(e entry, emb []byte) {
 	}
 	if ok {
 		n.ents[i] = e
+		n.byID[e.id] = i
 		return
 	}
 	n.pos[e.rowid] = len(n.ents)
+	n.byID[e.id] = len(n.ents)
 	n.ents = append(n.ents, e)
 }
 
-// remove hides a hard-deleted row.
+// remove hides a hard-deleted row from every search and from the cache.
 func (n *nsIndex) remove(rowid int64) {
 	if i, ok := n.pos[rowid]; ok {
-		n.ents[i].deleted = true
-		n.ents[i].dim = 0
+		e := &n.ents[i]
+		n.kw.unindex(i, e)
+		if j, ok := n.byID[e.id]; ok && j == i {
+			delete(n.byID, e.id)
+		}
+		e.deleted = true
+		e.dim = 0
+		e.seq = -1
 	}
 }

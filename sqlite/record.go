@@ -286,22 +286,109 @@ func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor str
 
 // Get returns one record visible to sc, deleted ones included.
 func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Record, error) {
-	row := s.rdb.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM records
+	cached := s.cache != nil && s.loaded(sc.Namespace)
+	if cached {
+		idx, err := s.acquire(ctx, sc.Namespace)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get: %w", err)
+		}
+		i, ok := idx.byID[id]
+		visible := ok && idx.ents[i].accessLevel <= sc.Clearance
+		var r *mnemo.Record
+		if visible {
+			r = s.cache.get(id, idx.ents[i].seq)
+		}
+		s.idx.mu.RUnlock()
+		if !visible {
+			return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+		}
+		if r != nil {
+			return r, nil
+		}
+	}
+	row := s.rdb.QueryRowContext(ctx, `SELECT seq, `+recordColumns+` FROM records
 		WHERE id = ? AND namespace = ? AND access_level <= ?`, id, sc.Namespace, sc.Clearance)
-	r, _, err := scanRecord(row)
+	var seq int64
+	r, _, err := scanRecord(seqScanner{row, &seq})
 	if err == sql.ErrNoRows {
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get: %w", err)
 	}
+	if cached {
+		s.cache.put(r, seq)
+	}
 	return r, nil
 }
 
+// seqScanner reads the row's seq, then the columns scanRecord asks for.
+type seqScanner struct {
+	rowScanner
+	seq *int64
+}
+
+func (s seqScanner) Scan(dest ...any) error {
+	return s.rowScanner.Scan(append([]any{s.seq}, dest...)...)
+}
+
+// loaded reports whether the index of namespace ns is in memory: only then
+// does the record cache serve it (its validity rests on the index).
+func (s *Store) loaded(ns string) bool {
+	s.idx.mu.RLock()
+	_, ok := s.idx.ns[ns]
+	s.idx.mu.RUnlock()
+	return ok
+}
+
 // GetMany returns the visible records among ids, skipping missing ones.
+// When the namespace index is loaded, the index answers which ids exist
+// and are visible, and the record cache serves the unchanged ones.
 func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*mnemo.Record, error) {
-	var out []*mnemo.Record
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	seen := make(map[string]bool, len(ids))
+	if s.cache == nil || !s.loaded(sc.Namespace) {
+		return s.getMany(ctx, sc, ids, seen, false)
+	}
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get many: %w", err)
+	}
+	out := make([]*mnemo.Record, 0, len(ids))
+	var miss []string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		i, ok := idx.byID[id]
+		if !ok || idx.ents[i].accessLevel > sc.Clearance {
+			continue
+		}
+		if r := s.cache.get(id, idx.ents[i].seq); r != nil {
+			out = append(out, r)
+		} else {
+			miss = append(miss, id)
+		}
+	}
+	s.idx.mu.RUnlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	clear(seen)
+	recs, err := s.getMany(ctx, sc, miss, seen, true)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, recs...), nil
+}
+
+// getMany reads the visible records among ids from the database, and
+// caches them when cache is set.
+func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen map[string]bool, cache bool) ([]*mnemo.Record, error) {
+	var out []*mnemo.Record
 	const chunk = 500
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[min(start, len(ids)):min(start+chunk, len(ids))]
@@ -318,16 +405,20 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 		if len(marks) == 0 {
 			continue
 		}
-		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records
+		rows, err := s.rdb.QueryContext(ctx, `SELECT seq, `+recordColumns+` FROM records
 			WHERE namespace = ? AND access_level <= ? AND id IN (`+strings.Join(marks, ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get many: %w", err)
 		}
 		for rows.Next() {
-			r, _, err := scanRecord(rows)
+			var seq int64
+			r, _, err := scanRecord(seqScanner{rows, &seq})
 			if err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: get many: %w", err)
+			}
+			if cache {
+				s.cache.put(r, seq)
 			}
 			out = append(out, r)
 		}
@@ -425,21 +516,26 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	return out, nil
 }
 
-// Touch bumps the access counters of ids. It does not change seq: access
-// counters are not search filters.
+// Touch bumps the access counters of ids. It bumps seq too, although
+// access counters are not search filters: the record cache of every
+// process learns from seq which rows changed.
 func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		seq, err := bumpSeq(ctx, tx)
+		if err != nil {
+			return err
+		}
 		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + 1,
-			last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE namespace = ? AND id = ?`)
+			last_accessed_at = max(coalesce(last_accessed_at, 0), ?), seq = ? WHERE namespace = ? AND id = ?`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		for _, id := range ids {
-			if _, err := st.ExecContext(ctx, at.UnixNano(), namespace, id); err != nil {
+			if _, err := st.ExecContext(ctx, at.UnixNano(), seq, namespace, id); err != nil {
 				return err
 			}
 		}

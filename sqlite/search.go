@@ -17,7 +17,9 @@ import (
 )
 
 // Keyword returns up to n live ids of the namespace ranked by BM25 for a
-// free-text query. The query is never parsed as FTS5 syntax: see matchExpr.
+// free-text query. The query is never parsed as query syntax: its word
+// tokens (queryTokens) are OR-ed. It scores in memory (see bm25.go); with
+// Options.FTSKeyword it asks FTS5 instead.
 func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
 	if n <= 0 {
 		return nil, nil
@@ -26,6 +28,24 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	if len(tokens) == 0 {
 		return nil, nil
 	}
+	if s.ftsKeyword {
+		return s.keywordFTS(ctx, sc, tokens, f, n)
+	}
+	terms := keywordTerms(tokens)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
+	defer s.idx.mu.RUnlock()
+	return idx.keyword(terms, compile(sc, f, s.now()), n), nil
+}
+
+// keywordFTS is Keyword on the FTS5 table: the fallback, and the reference
+// the in-memory BM25 is tested against.
+func (s *Store) keywordFTS(ctx context.Context, sc mnemo.Scope, tokens []string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
 	tokens, err := s.prune(ctx, tokens)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
@@ -152,7 +172,8 @@ var pruneBudget int64 = 5000
 // prune drops the most common tokens of a query, which cost the most to
 // score and contribute the least to BM25 (their IDF is the lowest). Terms
 // the index does not hold as such (diacritics are folded there) count as
-// rare.
+// rare. It serves the FTS5 path; the in-memory path prunes with the
+// document frequencies it holds (nsIndex.keyword).
 func (s *Store) prune(ctx context.Context, tokens []string) ([]string, error) {
 	if len(tokens) < 2 {
 		return tokens, nil

@@ -47,6 +47,12 @@ type Options struct {
 	Path        string           // database file; its directory is created if missing
 	BusyTimeout time.Duration    // how long a write waits for another writer; default 10s
 	Now         func() time.Time // clock; default time.Now
+	// CacheBytes bounds the decoded-record cache of Get and GetMany
+	// (approximate bytes); 0 means 64 MiB, negative disables the cache.
+	CacheBytes int64
+	// FTSKeyword makes Keyword rank with SQLite FTS5 instead of the
+	// in-memory BM25 index (for comparison; results differ slightly).
+	FTSKeyword bool
 }
 
 // Store is a mnemo.Store on a SQLite file. It is safe for concurrent use.
@@ -56,7 +62,9 @@ type Store struct {
 	rdb  *sql.DB // readers
 	wdb  *sql.DB // the single writer connection (BEGIN IMMEDIATE)
 
-	idx *index
+	idx        *index
+	cache      *recordCache // nil when disabled
+	ftsKeyword bool
 }
 
 var _ mnemo.Store = (*Store)(nil)
@@ -95,7 +103,13 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxIdleTime(0)
 	wdb.SetConnMaxLifetime(0)
-	s := &Store{path: opt.Path, now: opt.Now, wdb: wdb}
+	s := &Store{path: opt.Path, now: opt.Now, wdb: wdb, ftsKeyword: opt.FTSKeyword}
+	switch {
+	case opt.CacheBytes == 0:
+		s.cache = newRecordCache(64 << 20)
+	case opt.CacheBytes > 0:
+		s.cache = newRecordCache(opt.CacheBytes)
+	}
 	if err := s.migrate(ctx); err != nil {
 		wdb.Close()
 		return nil, err

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,7 +54,7 @@ func isPostgres(db string) bool {
 // openStore opens the SQLite file or, for a postgres:// URL, the PostgreSQL database.
 func openStore(ctx context.Context, db string) (store, string, error) {
 	if isPostgres(db) {
-		label := db
+		label := "postgres://(unparseable URL)" // never the raw URL: it may hold a password
 		if u, err := url.Parse(db); err == nil {
 			label = u.Redacted()
 		}

@@ -18,6 +18,13 @@ import (
 
 // startServer serves db in-process, configured like `mnemo serve`.
 func startServer(t *testing.T, db string) string {
+	url, _ := startServerSvc(t, db)
+	return url
+}
+
+// startServerSvc also returns the engine, so a test can wait for its
+// background work.
+func startServerSvc(t *testing.T, db string) (string, *engine.Service) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: db})
@@ -38,14 +45,14 @@ func startServer(t *testing.T, db string) string {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); svc.Close(); st.Close() })
-	return ts.URL
+	return ts.URL, svc
 }
 
 // TestRemoteModeMatchesLocal runs the record commands against a server and
 // checks that they print what local mode prints for the same database.
 func TestRemoteModeMatchesLocal(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
-	url := startServer(t, db)
+	url, svc := startServerSvc(t, db)
 	remote := func(args ...string) string {
 		t.Helper()
 		return mustCLI(t, db, "", append([]string{"--server", url}, args...)...)
@@ -77,6 +84,11 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 	}
 	if out := remote("digest", "--budget", "400", "handle a data breach"); !strings.Contains(out, "72 hours") {
 		t.Fatalf("digest: %q", out)
+	}
+	// Access counters are bumped off the request path; let them land before
+	// comparing local and remote output.
+	if err := svc.Flush(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 
 	for _, args := range [][]string{

@@ -1,0 +1,269 @@
+package sqlite
+
+import (
+	"container/heap"
+	"hash/maphash"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// In-memory BM25.
+//
+// Every namespace index holds an inverted index of its records' text: term
+// -> postings (entry position, term frequency), sorted by position, plus
+// each entry's length in terms, the number of indexed records N and their
+// total length. Keyword scores a query with Okapi BM25:
+//
+//	score(d) = Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl))
+//	idf(t)   = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))
+//
+// with k1 = 1.2, b = 0.75, tf the frequency of t in d, n(t) the number of
+// records holding t, |d| the record's length and avgdl the mean length.
+// Differences from FTS5's bm25(), which the FTS5 fallback uses:
+//
+//   - the statistics are per namespace (FTS5 counts every namespace);
+//   - this idf never goes negative (FTS5 uses ln((N − n + 0.5)/(n + 0.5))
+//     and clamps it to 1e-6 for terms in more than half the records);
+//   - a query term that appears twice (say "café" and "cafe", which fold to
+//     one term) is scored once; FTS5 scores each phrase.
+//
+// Soft-deleted, expired and superseded records stay in the statistics, as
+// they stay in the FTS5 table; the filter predicate hides them from the
+// results. Scores are positive, higher is better.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// bm25FTS5IDF switches to FTS5's idf, max(ln((N − n + 0.5)/(n + 0.5)), 1e-6):
+// tests use it to check that the ranking is otherwise FTS5's exactly.
+var bm25FTS5IDF = false
+
+// posting is one record holding a term.
+type posting struct {
+	ent int32 // position in nsIndex.ents
+	tf  int32
+}
+
+// keywordIndex is the inverted index of one namespace.
+type keywordIndex struct {
+	terms    map[string]int32 // term -> term id
+	postings [][]posting      // by term id, sorted by ent
+	arena    []int32          // the distinct term ids of each entry (entry.tOff, entry.tLen)
+	live     int              // arena slots still referenced by an entry
+	docs     int              // records indexed (N)
+	totalLen int64            // sum of their lengths
+	scratch  []int32          // term ids of the document being indexed
+	buf      []byte
+}
+
+func newKeywordIndex(count int) keywordIndex {
+	return keywordIndex{terms: make(map[string]int32, 1024+count/4), arena: make([]int32, 0, count*24)}
+}
+
+// textHash identifies a text so that a refresh that did not change it
+// (a Touch, a re-embedding) leaves the postings alone.
+var textSeed = maphash.MakeSeed()
+
+func textHash(b []byte) uint64 { return maphash.Bytes(textSeed, b) }
+
+// index adds the postings of e's text; e must not be indexed yet.
+func (k *keywordIndex) index(pos int, e *entry, text []byte) {
+	k.scratch = k.scratch[:0]
+	length := 0
+	k.buf = eachTerm(text, k.buf, func(t []byte) {
+		id, ok := k.terms[string(t)]
+		if !ok {
+			id = int32(len(k.postings))
+			k.terms[string(t)] = id
+			k.postings = append(k.postings, nil)
+		}
+		k.scratch = append(k.scratch, id)
+		length++
+	})
+	e.indexed, e.dl, e.tOff, e.tLen = true, int32(length), int32(len(k.arena)), 0
+	if length == 0 {
+		k.docs++
+		return
+	}
+	slices.Sort(k.scratch)
+	for i := 0; i < len(k.scratch); {
+		j := i + 1
+		for j < len(k.scratch) && k.scratch[j] == k.scratch[i] {
+			j++
+		}
+		t := k.scratch[i]
+		p := posting{ent: int32(pos), tf: int32(j - i)}
+		ps := k.postings[t]
+		if n := len(ps); n == 0 || ps[n-1].ent < p.ent {
+			ps = append(ps, p) // the common case: a new entry at the end
+		} else {
+			at, _ := slices.BinarySearchFunc(ps, p.ent, func(x posting, ent int32) int { return int(x.ent - ent) })
+			ps = slices.Insert(ps, at, p)
+		}
+		k.postings[t] = ps
+		k.arena = append(k.arena, t)
+		k.live++
+		e.tLen++
+		i = j
+	}
+	k.docs++
+	k.totalLen += int64(length)
+}
+
+// unindex removes e's postings.
+func (k *keywordIndex) unindex(pos int, e *entry) {
+	if !e.indexed {
+		return
+	}
+	for _, t := range k.arena[e.tOff : e.tOff+e.tLen] {
+		ps := k.postings[t]
+		at, ok := slices.BinarySearchFunc(ps, int32(pos), func(x posting, ent int32) int { return int(x.ent - ent) })
+		if ok {
+			k.postings[t] = slices.Delete(ps, at, at+1)
+		}
+	}
+	k.docs--
+	k.totalLen -= int64(e.dl)
+	k.live -= int(e.tLen)
+	e.indexed, e.tLen = false, 0
+}
+
+// compact drops the arena slots of re-indexed entries once they dominate.
+func (idx *nsIndex) compact() {
+	k := &idx.kw
+	if len(k.arena) < 1<<16 || k.live*2 > len(k.arena) {
+		return
+	}
+	arena := make([]int32, 0, k.live+k.live/4)
+	for i := range idx.ents {
+		e := &idx.ents[i]
+		off := len(arena)
+		arena = append(arena, k.arena[e.tOff:e.tOff+e.tLen]...)
+		e.tOff = int32(off)
+	}
+	k.arena = arena
+}
+
+// searchScratch is the per-query accumulator, pooled.
+type searchScratch struct {
+	scores  []float64
+	touched []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
+
+// keyword returns up to n entries matching c ranked by BM25 for the query
+// terms, after pruning the most common ones (see prune).
+func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
+	k := &idx.kw
+	if k.docs == 0 {
+		return nil
+	}
+	type qt struct {
+		id int32
+		df int
+	}
+	var qs []qt
+	for _, w := range terms {
+		if id, ok := k.terms[w]; ok && len(k.postings[id]) > 0 {
+			qs = append(qs, qt{id, len(k.postings[id])})
+		}
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	// Prune: drop the most common terms until the postings to visit fit
+	// pruneBudget; the rarest term is always kept.
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].df < qs[j].df })
+	total := 0
+	for i, q := range qs {
+		if i > 0 && int64(total+q.df) > pruneBudget {
+			qs = qs[:i]
+			break
+		}
+		total += q.df
+	}
+
+	sc := scratchPool.Get().(*searchScratch)
+	defer scratchPool.Put(sc)
+	if len(sc.scores) < len(idx.ents) {
+		sc.scores = make([]float64, len(idx.ents)+len(idx.ents)/4)
+	}
+	scores := sc.scores
+	touched := sc.touched[:0]
+	N := float64(k.docs)
+	avg := float64(k.totalLen) / N
+	if avg <= 0 {
+		avg = 1
+	}
+	for _, q := range qs {
+		df := float64(q.df)
+		idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+		if bm25FTS5IDF {
+			idf = math.Max(math.Log((N-df+0.5)/(df+0.5)), 1e-6)
+		}
+		for _, p := range k.postings[q.id] {
+			tf := float64(p.tf)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ents[p.ent].dl)/avg)
+			if scores[p.ent] == 0 {
+				touched = append(touched, p.ent)
+			}
+			scores[p.ent] += idf * tf * (bm25K1 + 1) / (tf + norm)
+		}
+	}
+	h := make(kwHeap, 0, min(n, len(touched))+1)
+	for _, i := range touched {
+		s := scores[i]
+		scores[i] = 0
+		if !c.matches(&idx.ents[i]) {
+			continue
+		}
+		x := kwScored{i, s}
+		if len(h) < n {
+			heap.Push(&h, x)
+		} else if worse(h[0], x) {
+			h[0] = x
+			heap.Fix(&h, 0)
+		}
+	}
+	sc.touched = touched
+	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
+	hits := make([]mnemo.Hit, len(h))
+	for i, x := range h {
+		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: x.score}
+	}
+	return hits
+}
+
+type kwScored struct {
+	i     int32
+	score float64
+}
+
+// worse orders keyword hits: lower score, then later position (FTS5 lists
+// ties in rowid order).
+func worse(a, b kwScored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.i > b.i
+}
+
+// kwHeap is a min-heap on worse: its root is the worst kept hit.
+type kwHeap []kwScored
+
+func (h kwHeap) Len() int           { return len(h) }
+func (h kwHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h kwHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *kwHeap) Push(x any)        { *h = append(*h, x.(kwScored)) }
+func (h *kwHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

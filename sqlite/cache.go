@@ -1,0 +1,156 @@
+package sqlite
+
+import (
+	"container/list"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// recordCache keeps decoded records for Get and GetMany, least recently
+// used first out, within a byte budget.
+//
+// Validity: an item holds the record as of one row version, the row's seq.
+// Every write bumps the row's seq (Touch included), and the namespace index
+// learns the new seq on its next refresh, which Get and GetMany run first;
+// an item is served only while its seq equals the index entry's. So a
+// change by this Store or by another process invalidates exactly the rows
+// it touched, and a record read from an older snapshot than the index can
+// never be served. The cache is only consulted for namespaces whose index
+// is loaded. Cached records are never handed out: callers get deep copies
+// (the engine edits the records it gets before Update).
+type recordCache struct {
+	mu    sync.Mutex
+	max   int64
+	size  int64
+	items map[string]*list.Element // id -> *cacheItem
+	lru   list.List                // front = most recently used
+}
+
+type cacheItem struct {
+	id   string
+	seq  int64
+	rec  *mnemo.Record // never mutated
+	size int64
+}
+
+func newRecordCache(maxBytes int64) *recordCache {
+	return &recordCache{max: maxBytes, items: make(map[string]*list.Element)}
+}
+
+// get returns a copy of the cached record id at version seq, or nil.
+func (c *recordCache) get(id string, seq int64) *mnemo.Record {
+	c.mu.Lock()
+	el, ok := c.items[id]
+	if !ok {
+		c.mu.Unlock()
+		return nil
+	}
+	it := el.Value.(*cacheItem)
+	if it.seq != seq {
+		c.mu.Unlock()
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	r := it.rec
+	c.mu.Unlock()
+	return cloneRecord(r)
+}
+
+// put stores a copy of r as version seq, replacing an older version.
+func (c *recordCache) put(r *mnemo.Record, seq int64) {
+	size := recordSize(r)
+	if size > c.max/4 {
+		return
+	}
+	it := &cacheItem{id: r.ID, seq: seq, rec: cloneRecord(r), size: size}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[r.ID]; ok {
+		old := el.Value.(*cacheItem)
+		if old.seq > seq { // keep the newer version
+			return
+		}
+		c.size += size - old.size
+		el.Value = it
+		c.lru.MoveToFront(el)
+	} else {
+		c.items[r.ID] = c.lru.PushFront(it)
+		c.size += size
+	}
+	for c.size > c.max {
+		el := c.lru.Back()
+		old := el.Value.(*cacheItem)
+		c.lru.Remove(el)
+		delete(c.items, old.id)
+		c.size -= old.size
+	}
+}
+
+// len returns the number of cached records.
+func (c *recordCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.items)
+}
+
+// recordSize approximates the memory a cached record holds.
+func recordSize(r *mnemo.Record) int64 {
+	n := 320 + len(r.ID) + len(r.Namespace) + len(r.Scope) + len(r.Text) + len(r.Source) +
+		len(r.Component) + len(r.Mission) + len(r.SupersededBy) + 4*len(r.Embedding)
+	for _, s := range r.Tags {
+		n += 16 + len(s)
+	}
+	for _, s := range r.Provenance {
+		n += 16 + len(s)
+	}
+	if d := r.Decision; d != nil {
+		n += 160 + len(d.Title) + len(d.Context) + len(d.Decision) + len(d.Consequences) + len(d.Principle) + len(d.Status)
+		for _, a := range d.Alternatives {
+			n += 32 + len(a.Option) + len(a.Reason)
+		}
+		for _, s := range d.Constrains {
+			n += 16 + len(s)
+		}
+		for _, s := range d.DependsOn {
+			n += 16 + len(s)
+		}
+	}
+	if c := r.Correction; c != nil {
+		n += 112 + len(c.Class) + len(c.Category) + len(c.Component) + len(c.Outcome) + len(c.Summary) + len(c.RetrievalID)
+	}
+	return int64(n)
+}
+
+// cloneRecord returns a copy of r that shares no mutable memory with it.
+func cloneRecord(r *mnemo.Record) *mnemo.Record {
+	c := *r
+	c.Provenance = slices.Clone(r.Provenance)
+	c.Tags = slices.Clone(r.Tags)
+	c.Embedding = slices.Clone(r.Embedding)
+	if r.Decision != nil {
+		d := *r.Decision
+		d.Alternatives = slices.Clone(d.Alternatives)
+		d.Constrains = slices.Clone(d.Constrains)
+		d.DependsOn = slices.Clone(d.DependsOn)
+		c.Decision = &d
+	}
+	if r.Correction != nil {
+		x := *r.Correction
+		c.Correction = &x
+	}
+	c.LastAccessedAt = cloneTime(r.LastAccessedAt)
+	c.ValidTo = cloneTime(r.ValidTo)
+	c.DeletedAt = cloneTime(r.DeletedAt)
+	return &c
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	x := *t
+	return &x
+}
