@@ -105,10 +105,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		if r.Kind != mnemo.KindCore {
 			sec = sectionTitle[r.Layer]
 		}
-		body := entryBody(r)
 		bodyTok := r.Tokens
 		if bodyTok <= 0 {
-			bodyTok = s.count(body)
+			bodyTok = s.count(entryBody(r))
 		}
 		prefix := scorePrefix(h.Score)
 		cost := s.countCached(prefix) + bodyTok
@@ -122,7 +121,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		used += cost
 		kept = append(kept, h)
 		opened[sec] = true
-		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
+		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: entryBody(r), tokens: bodyTok})
 	}
 
 	md := title

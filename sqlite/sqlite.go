@@ -14,10 +14,15 @@
 // processes can write to one file. synchronous=NORMAL in WAL mode keeps
 // committed transactions across a process crash (not across a power loss).
 //
-// Vector search and the filtering of keyword hits use an in-memory index per
-// namespace, loaded on first use and brought up to date on every search by
-// reading only the rows whose seq is newer than what the index has seen, so
-// writes by other processes become visible too.
+// Keyword and vector search use an in-memory index per namespace: the
+// filter fields, the normalised vectors and a BM25 inverted index of the
+// text (bm25.go; records_fts stays as the fallback, Options.FTSKeyword, and
+// serves FloorQuery). It is loaded on first use, in one scan, and brought up
+// to date on every search by reading only the rows whose seq is newer than
+// what the index has seen, so writes by other processes become visible too.
+// Every write bumps seq and stamps the rows it changed, Touch included: a
+// cache of decoded records (cache.go) serves Get and GetMany for loaded
+// namespaces and is valid for a row only while the row's seq is unchanged.
 package sqlite
 
 import (
