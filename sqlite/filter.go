@@ -133,6 +133,7 @@ type entry struct {
 	validTo     int64 // math.MaxInt64 when unset
 	deleted     bool
 	off, dim    int   // vector position in the namespace's contiguous slice; dim 0 = none
+	sk          int   // sketch position in nsIndex.signs; -1 = none
 	seq         int64 // the row's seq: the record cache is valid for this version only
 	hash        uint64
 	dl          int32 // length in terms

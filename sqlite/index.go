@@ -28,7 +28,14 @@ type nsIndex struct {
 	pos  map[int64]int  // rowid -> position in ents
 	byID map[string]int // id -> position in ents (hard-deleted rows removed)
 	vecs []float32
-	kw   keywordIndex
+	// signs holds the sketch (see sketch) of every vector of dimension
+	// sketchDim, at entry.sk: what Vector scans before rescoring exactly.
+	signs     []uint64
+	sketching bool    // sketches are built (the namespace reached sketchMin)
+	skEnt     []int32 // sketch slot -> entry position
+	sketchDim int
+	sketchBuf []float32
+	kw    keywordIndex
 }
 
 func newNSIndex(count, dim int) *nsIndex {
@@ -154,8 +161,24 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 		}
 		s.idx.ns[ns] = n
 	}
+	if n := s.idx.ns[ns]; !n.sketching && len(n.ents) >= sketchMin {
+		n.buildSketches()
+	}
 	s.idx.seq = cur
 	return nil
+}
+
+// buildSketches computes the sketch of every vector once the namespace is
+// large enough for Vector to use them; put keeps them current from then on.
+func (n *nsIndex) buildSketches() {
+	n.sketching = true
+	for i := range n.ents {
+		e := &n.ents[i]
+		e.sk = -1
+		if e.dim > 0 {
+			e.sk = n.setSketch(-1, n.vecs[e.off:e.off+e.dim], i)
+		}
+	}
 }
 
 // pipelineMin is the namespace size from which load indexes the text in a
@@ -301,6 +324,10 @@ func (n *nsIndex) upsert(e entry, emb, text []byte) {
 func (n *nsIndex) put(e entry, emb []byte) {
 	dim := len(emb) / 4
 	i, ok := n.pos[e.rowid]
+	e.sk = -1
+	if ok {
+		e.sk = n.ents[i].sk // reuse the sketch slot
+	}
 	if ok && n.ents[i].dim == dim && dim > 0 {
 		e.off = n.ents[i].off // overwrite in place
 	} else if dim > 0 {
@@ -327,6 +354,15 @@ func (n *nsIndex) put(e entry, emb []byte) {
 				v[j] *= inv
 			}
 		}
+		if n.sketching {
+			at := len(n.ents)
+			if ok {
+				at = i
+			}
+			e.sk = n.setSketch(e.sk, v, at)
+		}
+	} else {
+		e.sk = -1
 	}
 	if ok {
 		n.ents[i] = e
@@ -336,6 +372,30 @@ func (n *nsIndex) put(e entry, emb []byte) {
 	n.pos[e.rowid] = len(n.ents)
 	n.byID[e.id] = len(n.ents)
 	n.ents = append(n.ents, e)
+}
+
+// setSketch stores the sketch of v (the vector of entry ent) and returns its position: at old when
+// that slot is in use for the same dimension, else at the end. Vectors of
+// another dimension than the namespace's first get none (-1).
+func (n *nsIndex) setSketch(old int, v []float32, ent int) int {
+	if n.sketchDim == 0 {
+		n.sketchDim = len(v)
+	}
+	if len(v) != n.sketchDim {
+		return -1
+	}
+	words := sketchWords(len(v))
+	if len(n.sketchBuf) != words*64 {
+		n.sketchBuf = make([]float32, words*64)
+	}
+	at := old
+	if at < 0 {
+		at = len(n.signs)
+		n.signs = append(n.signs, make([]uint64, words)...)
+		n.skEnt = append(n.skEnt, int32(ent))
+	}
+	sketch(v, n.signs[at:at+words], n.sketchBuf)
+	return at
 }
 
 // remove hides a hard-deleted row from every search and from the cache.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sort"
 	"strings"
@@ -290,6 +291,11 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	}
 	defer s.idx.mu.RUnlock()
 	c := compile(sc, f, s.now())
+	if idx.sketching && idx.sketchDim == len(q) {
+		if hits := idx.sketchSearch(q, c, n); hits != nil {
+			return hits, nil
+		}
+	}
 
 	// Scan in parallel chunks when the namespace is large.
 	workers := 1
@@ -377,4 +383,138 @@ func (h *hitHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// sketchMin is the namespace size from which Vector scans sign sketches
+// first instead of every vector.
+const sketchMin = 20000
+
+// sketchSearch is Vector for large namespaces: the sign bits of every
+// vector (one bit per dimension, a random-hyperplane sketch, since hashed
+// and learned embeddings alike spread their coordinates evenly) are
+// compared with the query's by Hamming distance, which tracks the angle;
+// the closest sketchPool candidates are then rescored exactly with the
+// stored float vectors. It reads 1/32 of the memory of a full scan.
+func (idx *nsIndex) sketchSearch(q []float32, c *cond, n int) []mnemo.Hit {
+	words := sketchWords(len(q))
+	qs := make([]uint64, words)
+	sketch(q, qs, make([]float32, words*64))
+	// Pass 1: the Hamming distance of every sketch, read sequentially, and
+	// a histogram of them. Filters are not checked yet: they touch the
+	// (much larger) entries.
+	slots := len(idx.signs) / words
+	dist := make([]uint16, slots)
+	hist := make([]int, words*64+1)
+	for k := range slots {
+		w := idx.signs[k*words : (k+1)*words]
+		d := 0
+		for j, x := range w {
+			d += bits.OnesCount64(x ^ qs[j])
+		}
+		dist[k] = uint16(d)
+		hist[d]++
+	}
+	pool := sketchPool(n, len(idx.ents))
+	cut, seen := words*64, 0
+	for d, k := range hist {
+		seen += k
+		if seen >= pool {
+			cut = d
+			break
+		}
+	}
+	// Pass 2: entries whose sketch is within the cut pass the filters and
+	// are rescored exactly.
+	h := make(hitHeap, 0, n+1)
+	admitted := 0
+	for k, d := range dist {
+		if int(d) > cut {
+			continue
+		}
+		i := int(idx.skEnt[k])
+		e := &idx.ents[i]
+		if e.sk != k*words || e.dim != len(q) || !c.matches(e) { // a stale slot, or filtered out
+			continue
+		}
+		admitted++
+		score := dot(q, idx.vecs[e.off:e.off+e.dim])
+		if len(h) < n {
+			heap.Push(&h, scored{i, score})
+		} else if score > h[0].score {
+			h[0] = scored{i, score}
+			heap.Fix(&h, 0)
+		}
+	}
+	if admitted < n && admitted < pool {
+		return nil // selective filters: the caller scans exactly
+	}
+	all := []scored(h)
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return idx.ents[all[i].i].id > idx.ents[all[j].i].id
+	})
+	hits := make([]mnemo.Hit, len(all))
+	for i, x := range all {
+		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: float64(x.score)}
+	}
+	return hits
+}
+
+// sketchPool is how many sketch-nearest candidates are rescored for a top n.
+func sketchPool(n, size int) int { return max(20*n, size/50) }
+
+// sketchWords is the number of 64-bit words of the sketch of a
+// dim-dimensional vector: dim rounded up to a power of two, in bits.
+func sketchWords(dim int) int {
+	p := 64
+	for p < dim {
+		p *= 2
+	}
+	return p / 64
+}
+
+// sketch writes the sign bits of a fixed random rotation of v into out:
+// random sign flips, then a fast Walsh–Hadamard transform over v padded to
+// a power of two. Rotating first matters: a sparse vector (few non-zero
+// hashed features) has mostly zero coordinates, whose signs say nothing,
+// while every rotated coordinate mixes all of them (a random-hyperplane
+// sketch, whose Hamming distance tracks the angle). buf has len(out)*64
+// elements.
+func sketch(v []float32, out []uint64, buf []float32) {
+	for i := range buf {
+		buf[i] = 0
+	}
+	for i, x := range v {
+		if rademacher(i) {
+			x = -x
+		}
+		buf[i] = x
+	}
+	for h := 1; h < len(buf); h *= 2 {
+		for i := 0; i < len(buf); i += 2 * h {
+			for j := i; j < i+h; j++ {
+				a, b := buf[j], buf[j+h]
+				buf[j], buf[j+h] = a+b, a-b
+			}
+		}
+	}
+	for i := range out {
+		out[i] = 0
+	}
+	for i, x := range buf {
+		if x < 0 {
+			out[i/64] |= 1 << (uint(i) % 64)
+		}
+	}
+}
+
+// rademacher is a fixed pseudo-random sign per coordinate.
+func rademacher(i int) bool {
+	x := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+	x ^= x >> 31
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 29
+	return x&1 == 1
 }
