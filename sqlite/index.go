@@ -35,7 +35,7 @@ type nsIndex struct {
 	skEnt     []int32 // sketch slot -> entry position
 	sketchDim int
 	sketchBuf []float32
-	kw    keywordIndex
+	kw        keywordIndex
 }
 
 func newNSIndex(count, dim int) *nsIndex {
