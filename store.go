@@ -105,8 +105,8 @@ type Store interface {
 	Vector(ctx context.Context, sc Scope, v []float32, f Filter, n int) ([]Hit, error)
 	// Touch bumps access counters of ids.
 	Touch(ctx context.Context, namespace string, ids []string, at time.Time) error
-	// LogRetrieval appends a retrieval log entry.
-	LogRetrieval(ctx context.Context, l RetrievalLog) error
+	// LogRetrieval appends retrieval log entries, all in one transaction.
+	LogRetrieval(ctx context.Context, logs ...RetrievalLog) error
 	// Retrievals returns the most recent retrieval log entries of a namespace.
 	Retrievals(ctx context.Context, namespace string, limit int) ([]RetrievalLog, error)
 	// Embedder returns the embedder recorded for the store (zero if none yet).

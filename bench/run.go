@@ -94,8 +94,8 @@ func (r *LoCoMoReport) Method(name string) *MethodResult {
 // factor) and questions can be answered in any order.
 type quietStore struct{ *sqlite.Store }
 
-func (quietStore) Touch(context.Context, string, []string, time.Time) error { return nil }
-func (quietStore) LogRetrieval(context.Context, mnemo.RetrievalLog) error   { return nil }
+func (quietStore) Touch(context.Context, string, []string, time.Time) error  { return nil }
+func (quietStore) LogRetrieval(context.Context, ...mnemo.RetrievalLog) error { return nil }
 
 // RunLoCoMo evaluates retrieval on a LoCoMo data set: every conversation is
 // loaded into its own namespace of one temporary SQLite store (one record per

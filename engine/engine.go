@@ -59,7 +59,7 @@ type Service struct {
 	rates     *rateTracker
 
 	log    *slog.Logger
-	bg     chan func(context.Context)
+	bg     chan job
 	bgDone chan struct{}
 	closed sync.Once
 
@@ -82,7 +82,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
 		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity,
 		rates:    newRateTracker(),
-		bg:       make(chan func(context.Context), 1024),
+		bg:       make(chan job, 4096),
 		bgDone:   make(chan struct{}),
 		tokCache: make(map[string]int),
 	}
@@ -132,14 +132,14 @@ func (s *Service) Close() error {
 }
 
 // Flush waits until the background work queued so far (retrieval log,
-// access counters) has been done, or ctx ends.
+// access counters) has been written, or ctx ends.
 func (s *Service) Flush(ctx context.Context) error {
 	done := make(chan struct{})
 	queued := false
 	func() {
 		defer func() { _ = recover() }() // queue closed: nothing left to wait for
 		select {
-		case s.bg <- func(context.Context) { close(done) }:
+		case s.bg <- job{done: done}:
 			queued = true
 		case <-ctx.Done():
 		}
@@ -180,21 +180,87 @@ func (s *Service) Preset(name string) (score.Preset, error) {
 	return p, nil
 }
 
+// job is background work: a retrieval to log (and whose hits to count as
+// accessed), or a marker closed when everything queued before it is done.
+type job struct {
+	log  *mnemo.RetrievalLog
+	done chan struct{}
+}
+
+// maxBatch bounds how many retrievals one background transaction writes.
+const maxBatch = 512
+
+// background writes queued retrievals. Whatever has queued up while it was
+// writing goes out together: one transaction for the log entries and one
+// access-counter update per namespace, however busy the server is.
 func (s *Service) background() {
 	defer close(s.bgDone)
-	for fn := range s.bg {
+	for j := range s.bg {
+		batch := []job{j}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case j2, ok := <-s.bg:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, j2)
+			default:
+				break drain
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		fn(ctx)
+		s.writeBatch(ctx, batch)
 		cancel()
 	}
 }
 
-// later runs fn off the request path; when the queue is full it is dropped
-// rather than slowing the caller (access counters are a signal, not a ledger).
-func (s *Service) later(fn func(context.Context)) {
+func (s *Service) writeBatch(ctx context.Context, batch []job) {
+	var logs []mnemo.RetrievalLog
+	touched := map[string][]string{} // namespace -> ids, repeated as often as retrieved
+	last := map[string]time.Time{}
+	var order []string
+	for _, j := range batch {
+		if j.log == nil {
+			continue
+		}
+		l := *j.log
+		logs = append(logs, l)
+		if len(l.IDs) == 0 {
+			continue
+		}
+		if _, ok := touched[l.Namespace]; !ok {
+			order = append(order, l.Namespace)
+		}
+		touched[l.Namespace] = append(touched[l.Namespace], l.IDs...)
+		if l.At.After(last[l.Namespace]) {
+			last[l.Namespace] = l.At
+		}
+	}
+	if len(logs) > 0 {
+		if err := s.store.LogRetrieval(ctx, logs...); err != nil {
+			s.log.Warn("retrieval log not written", "entries", len(logs), "err", err)
+		}
+	}
+	for _, ns := range order {
+		if err := s.store.Touch(ctx, ns, touched[ns], last[ns]); err != nil {
+			s.log.Warn("access counters not updated", "namespace", ns, "err", err)
+		}
+	}
+	for _, j := range batch {
+		if j.done != nil {
+			close(j.done)
+		}
+	}
+}
+
+// enqueue hands a retrieval to the background writer; when the queue is
+// full it is dropped rather than slowing the caller (access counters are a
+// signal, not a ledger).
+func (s *Service) enqueue(l mnemo.RetrievalLog) {
 	defer func() { _ = recover() }() // queue closed during shutdown
 	select {
-	case s.bg <- fn:
+	case s.bg <- job{log: &l}:
 	default:
 		s.log.Warn("background queue full: retrieval log entry dropped")
 	}

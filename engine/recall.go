@@ -320,14 +320,5 @@ func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnem
 		l.IDs[i] = h.ID
 		l.Scores[i] = h.Score
 	}
-	s.later(func(ctx context.Context) {
-		if err := s.store.LogRetrieval(ctx, l); err != nil {
-			s.log.Warn("retrieval log not written", "namespace", ns, "err", err)
-		}
-		if len(l.IDs) > 0 {
-			if err := s.store.Touch(ctx, ns, l.IDs, at); err != nil {
-				s.log.Warn("access counters not updated", "namespace", ns, "err", err)
-			}
-		}
-	})
+	s.enqueue(l)
 }

@@ -74,32 +74,42 @@ func cleanText(s string) string {
 // LogRetrieval appends a retrieval log entry. Text fields that PostgreSQL
 // cannot hold (invalid UTF-8, NUL) are cleaned rather than refused: a
 // hostile query must not break the log.
-func (s *Store) LogRetrieval(ctx context.Context, l mnemo.RetrievalLog) error {
-	if l.ID == "" {
-		return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
-	}
-	if err := checkNamespace(l.Namespace); err != nil {
-		return fmt.Errorf("postgres: log retrieval: %w", err)
-	}
-	if l.At.IsZero() {
-		l.At = s.now()
-	}
-	ids := make([]string, len(l.IDs))
-	for i, id := range l.IDs {
-		ids[i] = cleanText(id)
-	}
-	scores := l.Scores
-	if scores == nil {
-		scores = []float64{}
-	}
-	for _, x := range scores {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+func (s *Store) LogRetrieval(ctx context.Context, logs ...mnemo.RetrievalLog) error {
+	batch := &pgx.Batch{}
+	for _, l := range logs {
+		if l.ID == "" {
+			return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
 		}
+		if err := checkNamespace(l.Namespace); err != nil {
+			return fmt.Errorf("postgres: log retrieval: %w", err)
+		}
+		if l.At.IsZero() {
+			l.At = s.now()
+		}
+		ids := make([]string, len(l.IDs))
+		for i, id := range l.IDs {
+			ids[i] = cleanText(id)
+		}
+		scores := l.Scores
+		if scores == nil {
+			scores = []float64{}
+		}
+		for _, x := range scores {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+			}
+		}
+		batch.Queue(`INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, cleanText(l.ID), l.Namespace, l.At.UnixNano(),
+			cleanText(l.Operation), cleanText(l.Query), cleanText(l.Caller), cleanText(l.Session), ids, scores)
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, cleanText(l.ID), l.Namespace, l.At.UnixNano(),
-		cleanText(l.Operation), cleanText(l.Query), cleanText(l.Caller), cleanText(l.Session), ids, scores)
+	if batch.Len() == 0 {
+		return nil
+	}
+	// One transaction: every entry of the batch or none.
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, batch).Close()
+	})
 	if err != nil {
 		return fmt.Errorf("postgres: log retrieval: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // used first out, within a byte budget.
 //
 // Validity: an item holds the record as of one row version, the row's seq.
-// Every write bumps the row's seq (Touch included), and the namespace index
+// Every write but Touch bumps the row's seq, and the namespace index
 // learns the new seq on its next refresh, which Get and GetMany run first;
 // an item is served only while its seq equals the index entry's. So a
 // change by this Store or by another process invalidates exactly the rows
@@ -21,6 +21,12 @@ import (
 // never be served. The cache is only consulted for namespaces whose index
 // is loaded. Cached records are never handed out: callers get deep copies
 // (the engine edits the records it gets before Update).
+//
+// Access counters are the exception: Touch runs after every retrieval, and
+// bumping seq for it would invalidate exactly the records that are read
+// most. Touch through this Store adds its counts to the cached items
+// (see touch); counts added by another process show up when the record
+// next changes or is read afresh after leaving the cache.
 type recordCache struct {
 	mu    sync.Mutex
 	max   int64
@@ -34,6 +40,9 @@ type cacheItem struct {
 	seq  int64
 	rec  *mnemo.Record // never mutated
 	size int64
+	// Touches since rec was read: added to the copies handed out.
+	hits int64
+	last time.Time
 }
 
 func newRecordCache(maxBytes int64) *recordCache {
@@ -54,9 +63,33 @@ func (c *recordCache) get(id string, seq int64) *mnemo.Record {
 		return nil
 	}
 	c.lru.MoveToFront(el)
-	r := it.rec
+	r, hits, last := it.rec, it.hits, it.last
 	c.mu.Unlock()
-	return cloneRecord(r)
+	out := cloneRecord(r)
+	if hits > 0 {
+		out.AccessCount += hits
+		if out.LastAccessedAt == nil || last.After(*out.LastAccessedAt) {
+			out.LastAccessedAt = &last
+		}
+	}
+	return out
+}
+
+// touch adds one access at time at to each cached record of ids (an id
+// listed twice counts twice), as Touch did to the rows.
+func (c *recordCache) touch(ids []string, at time.Time) {
+	at = at.UTC()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		if el, ok := c.items[id]; ok {
+			it := el.Value.(*cacheItem)
+			it.hits++
+			if at.After(it.last) {
+				it.last = at
+			}
+		}
+	}
 }
 
 // put stores a copy of r as version seq, replacing an older version.

@@ -65,34 +65,55 @@ func (s *Store) SetEmbedder(ctx context.Context, info mnemo.EmbedderInfo, force 
 }
 
 // LogRetrieval appends a retrieval log entry.
-func (s *Store) LogRetrieval(ctx context.Context, l mnemo.RetrievalLog) error {
-	if l.ID == "" {
-		return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
+func (s *Store) LogRetrieval(ctx context.Context, logs ...mnemo.RetrievalLog) error {
+	type row struct {
+		l           mnemo.RetrievalLog
+		ids, scores string
 	}
-	if err := checkNamespace(l.Namespace); err != nil {
-		return fmt.Errorf("sqlite: log retrieval: %w", err)
-	}
-	if l.At.IsZero() {
-		l.At = s.now()
-	}
-	if l.IDs == nil {
-		l.IDs = []string{}
-	}
-	if l.Scores == nil {
-		l.Scores = []float64{}
-	}
-	for _, x := range l.Scores {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+	rows := make([]row, 0, len(logs))
+	for _, l := range logs {
+		if l.ID == "" {
+			return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
 		}
+		if err := checkNamespace(l.Namespace); err != nil {
+			return fmt.Errorf("sqlite: log retrieval: %w", err)
+		}
+		if l.At.IsZero() {
+			l.At = s.now()
+		}
+		if l.IDs == nil {
+			l.IDs = []string{}
+		}
+		if l.Scores == nil {
+			l.Scores = []float64{}
+		}
+		for _, x := range l.Scores {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
+			}
+		}
+		ids, _ := json.Marshal(l.IDs)
+		scores, _ := json.Marshal(l.Scores)
+		rows = append(rows, row{l, string(ids), string(scores)})
 	}
-	ids, _ := json.Marshal(l.IDs)
-	scores, _ := json.Marshal(l.Scores)
+	if len(rows) == 0 {
+		return nil
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.ID, l.Namespace, l.At.UnixNano(), l.Operation, l.Query,
-			l.Caller, l.Session, string(ids), string(scores))
-		return err
+		st, err := tx.PrepareContext(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range rows {
+			l := r.l
+			if _, err := st.ExecContext(ctx, l.ID, l.Namespace, l.At.UnixNano(), l.Operation, l.Query,
+				l.Caller, l.Session, r.ids, r.scores); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: log retrieval: %w", err)

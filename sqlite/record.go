@@ -523,26 +523,30 @@ func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at ti
 	if len(ids) == 0 {
 		return nil
 	}
+	var touched []string
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		seq, err := bumpSeq(ctx, tx)
-		if err != nil {
-			return err
-		}
 		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + 1,
-			last_accessed_at = max(coalesce(last_accessed_at, 0), ?), seq = ? WHERE namespace = ? AND id = ?`)
+			last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE namespace = ? AND id = ?`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		for _, id := range ids {
-			if _, err := st.ExecContext(ctx, at.UnixNano(), seq, namespace, id); err != nil {
+			res, err := st.ExecContext(ctx, at.UnixNano(), namespace, id)
+			if err != nil {
 				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				touched = append(touched, id)
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: touch: %w", err)
+	}
+	if s.cache != nil {
+		s.cache.touch(touched, at)
 	}
 	return nil
 }
