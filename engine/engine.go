@@ -187,8 +187,12 @@ type job struct {
 	done chan struct{}
 }
 
-// maxBatch bounds how many retrievals one background transaction writes.
-const maxBatch = 512
+// maxBatch bounds how many retrievals one background transaction writes,
+// and batchWindow how long the writer gathers them.
+const (
+	maxBatch    = 512
+	batchWindow = 200 * time.Millisecond
+)
 
 // background writes queued retrievals. Whatever has queued up while it was
 // writing goes out together: one transaction for the log entries and one
@@ -197,18 +201,27 @@ func (s *Service) background() {
 	defer close(s.bgDone)
 	for j := range s.bg {
 		batch := []job{j}
-	drain:
-		for len(batch) < maxBatch {
+		// Gather for a moment: every retrieval of a busy server costs one
+		// row rewrite per hit, so fewer, larger batches (with repeated hits
+		// merged) keep the writer off the readers' backs. A Flush marker
+		// ends the wait at once.
+		wait := time.NewTimer(batchWindow)
+	gather:
+		for len(batch) < maxBatch && j.done == nil {
 			select {
 			case j2, ok := <-s.bg:
 				if !ok {
-					break drain
+					break gather
 				}
 				batch = append(batch, j2)
-			default:
-				break drain
+				if j2.done != nil {
+					break gather
+				}
+			case <-wait.C:
+				break gather
 			}
 		}
+		wait.Stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		s.writeBatch(ctx, batch)
 		cancel()

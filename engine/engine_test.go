@@ -519,3 +519,38 @@ func TestTriageUnderEventStorm(t *testing.T) {
 		t.Errorf("triage top hit has criticality %v", res.Hits[0].Factors["criticality"])
 	}
 }
+
+func TestNearDuplicatesDropped(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	f.remember(t, "",
+		mnemo.NewRecord{Text: "The Svalbard station limits uplink power to 150 W after 22:00"},
+		mnemo.NewRecord{Text: "The Svalbard station limits uplink power to 150 W after 22:00."},
+		mnemo.NewRecord{Text: "Thanks!"},
+		mnemo.NewRecord{Text: "Thanks!"},
+	)
+	res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "Svalbard uplink power limit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, h := range res.Hits {
+		if strings.Contains(h.Text, "Svalbard") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("near-duplicates not dropped: %d copies recalled", n)
+	}
+	// Short remarks share fewer than three content words: never merged away.
+	res, _ = f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "thanks"})
+	thanks := 0
+	for _, h := range res.Hits {
+		if h.Text == "Thanks!" {
+			thanks++
+		}
+	}
+	if thanks != 2 {
+		t.Fatalf("short identical remarks: %d recalled, want 2", thanks)
+	}
+}

@@ -270,7 +270,7 @@ func duplicateOf(h mnemo.ScoredRecord, kept []mnemo.ScoredRecord) bool {
 	}
 	var kw map[string]struct{}
 	for _, k := range kept {
-		if ke := k.Record.Embedding; len(ke) == len(e) && dot(e, ke) >= nearDuplicate {
+		if ke := k.Record.Embedding; len(ke) == len(e) && closeVectors(e, ke) {
 			if kw == nil {
 				kw = keywords(h.Record.Text)
 			}
@@ -280,6 +280,27 @@ func duplicateOf(h mnemo.ScoredRecord, kept []mnemo.ScoredRecord) bool {
 		}
 	}
 	return false
+}
+
+// closeVectors reports whether two unit vectors have cosine similarity of
+// at least nearDuplicate, that is a squared distance of at most
+// 2·(1 − nearDuplicate). The distance is summed 16 dimensions at a time and
+// the check stops as soon as the partial sum exceeds the limit, which for
+// unrelated vectors happens within the first few blocks.
+func closeVectors(a, b []float32) bool {
+	const limit = 2 * (1 - nearDuplicate)
+	var d float32
+	for i := 0; i < len(a); i += 16 {
+		end := min(i+16, len(a))
+		for j := i; j < end; j++ {
+			x := a[j] - b[j]
+			d += x * x
+		}
+		if d > limit {
+			return false
+		}
+	}
+	return true
 }
 
 func dot(a, b []float32) float64 {

@@ -32,6 +32,8 @@ type nsIndex struct {
 	// sketchDim, at entry.sk: what Vector scans before rescoring exactly.
 	signs     []uint64
 	sketching bool    // sketches are built (the namespace reached sketchMin)
+	building  bool    // a background build of the sketches is running
+	puts      uint64  // writes so far: a background build is stale if it moved
 	skEnt     []int32 // sketch slot -> entry position
 	sketchDim int
 	sketchBuf []float32
@@ -161,8 +163,16 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 		}
 		s.idx.ns[ns] = n
 	}
-	if n := s.idx.ns[ns]; !n.sketching && len(n.ents) >= sketchMin {
-		n.buildSketches()
+	if n := s.idx.ns[ns]; !n.sketching {
+		switch {
+		case len(n.ents) >= sketchMin:
+			n.buildSketches()
+		case len(n.ents) >= sketchAsyncMin && !n.building:
+			// Worth having, but not worth delaying this call for: a
+			// one-shot process exits before it would pay off.
+			n.building = true
+			go s.buildSketchesAsync(n)
+		}
 	}
 	s.idx.seq = cur
 	return nil
@@ -179,6 +189,47 @@ func (n *nsIndex) buildSketches() {
 			e.sk = n.setSketch(-1, n.vecs[e.off:e.off+e.dim], i)
 		}
 	}
+}
+
+// buildSketchesAsync computes the sketches of n under the read lock (so
+// searches go on) and installs them under the write lock, unless a write
+// changed the namespace meanwhile: then a later refresh tries again.
+func (s *Store) buildSketchesAsync(n *nsIndex) {
+	s.idx.mu.RLock()
+	start, count, dim := n.puts, len(n.ents), 0
+	for i := range n.ents {
+		if n.ents[i].dim > 0 {
+			dim = n.ents[i].dim
+			break
+		}
+	}
+	words := sketchWords(dim)
+	sks := make([]int, count)
+	signs := make([]uint64, 0, count*words)
+	skEnt := make([]int32, 0, count)
+	buf := make([]float32, words*64)
+	for i := range n.ents {
+		e := &n.ents[i]
+		sks[i] = -1
+		if dim > 0 && e.dim == dim {
+			sks[i] = len(signs)
+			signs = append(signs, make([]uint64, words)...)
+			sketch(n.vecs[e.off:e.off+e.dim], signs[sks[i]:sks[i]+words], buf)
+			skEnt = append(skEnt, int32(i))
+		}
+	}
+	s.idx.mu.RUnlock()
+
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	n.building = false
+	if dim == 0 || n.sketching || n.puts != start || len(n.ents) != count {
+		return
+	}
+	for i, sk := range sks {
+		n.ents[i].sk = sk
+	}
+	n.signs, n.skEnt, n.sketchDim, n.sketchBuf, n.sketching = signs, skEnt, dim, buf, true
 }
 
 // pipelineMin is the namespace size from which load indexes the text in a
@@ -323,6 +374,7 @@ func (n *nsIndex) upsert(e entry, emb, text []byte) {
 // set already (or are set by load).
 func (n *nsIndex) put(e entry, emb []byte) {
 	dim := len(emb) / 4
+	n.puts++
 	i, ok := n.pos[e.rowid]
 	e.sk = -1
 	if ok {

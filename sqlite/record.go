@@ -523,21 +523,32 @@ func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at ti
 	if len(ids) == 0 {
 		return nil
 	}
+	// One update per distinct id, adding how often it was listed.
+	counts := make(map[string]int64, len(ids))
+	var distinct []string
+	for _, id := range ids {
+		if counts[id] == 0 {
+			distinct = append(distinct, id)
+		}
+		counts[id]++
+	}
 	var touched []string
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + 1,
+		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + ?,
 			last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE namespace = ? AND id = ?`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		for _, id := range ids {
-			res, err := st.ExecContext(ctx, at.UnixNano(), namespace, id)
+		for _, id := range distinct {
+			res, err := st.ExecContext(ctx, counts[id], at.UnixNano(), namespace, id)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n > 0 {
-				touched = append(touched, id)
+				for range counts[id] {
+					touched = append(touched, id)
+				}
 			}
 		}
 		return nil

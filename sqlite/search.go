@@ -386,8 +386,13 @@ func (h *hitHeap) Pop() any {
 }
 
 // sketchMin is the namespace size from which Vector scans sign sketches
-// first instead of every vector.
-const sketchMin = 20000
+// first instead of every vector; they are built when the namespace is
+// loaded. From sketchAsyncMin on they are built in the background and used
+// once ready.
+const (
+	sketchMin      = 20000
+	sketchAsyncMin = 2000
+)
 
 // sketchSearch is Vector for large namespaces: the sign bits of every
 // vector (one bit per dimension, a random-hyperplane sketch, since hashed
