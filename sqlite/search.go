@@ -468,49 +468,59 @@ func (idx *nsIndex) sketchSearch(q []float32, c *cond, n int) []mnemo.Hit {
 }
 
 // sketchPool is how many sketch-nearest candidates are rescored for a top n.
-func sketchPool(n, size int) int { return max(20*n, size/50) }
+func sketchPool(n, size int) int { return max(8*n, size/64) }
+
+// sketchRounds is how many independent random rotations a sketch holds:
+// more bits rank candidates better, so fewer need rescoring.
+const sketchRounds = 2
 
 // sketchWords is the number of 64-bit words of the sketch of a
-// dim-dimensional vector: dim rounded up to a power of two, in bits.
+// dim-dimensional vector: dim rounded up to a power of two, in bits, for
+// each rotation.
 func sketchWords(dim int) int {
 	p := 64
 	for p < dim {
 		p *= 2
 	}
-	return p / 64
+	return sketchRounds * p / 64
 }
 
-// sketch writes the sign bits of a fixed random rotation of v into out:
+// sketch writes the sign bits of fixed random rotations of v into out:
 // random sign flips, then a fast Walsh–Hadamard transform over v padded to
-// a power of two. Rotating first matters: a sparse vector (few non-zero
-// hashed features) has mostly zero coordinates, whose signs say nothing,
-// while every rotated coordinate mixes all of them (a random-hyperplane
-// sketch, whose Hamming distance tracks the angle). buf has len(out)*64
-// elements.
+// a power of two, once per round with other signs. Rotating first matters:
+// a sparse vector (few non-zero hashed features) has mostly zero
+// coordinates, whose signs say nothing, while every rotated coordinate
+// mixes all of them (a random-hyperplane sketch, whose Hamming distance
+// tracks the angle). buf has at least len(out)*64/sketchRounds elements.
 func sketch(v []float32, out []uint64, buf []float32) {
-	for i := range buf {
-		buf[i] = 0
-	}
-	for i, x := range v {
-		if rademacher(i) {
-			x = -x
-		}
-		buf[i] = x
-	}
-	for h := 1; h < len(buf); h *= 2 {
-		for i := 0; i < len(buf); i += 2 * h {
-			for j := i; j < i+h; j++ {
-				a, b := buf[j], buf[j+h]
-				buf[j], buf[j+h] = a+b, a-b
-			}
-		}
-	}
+	per := len(out) / sketchRounds
+	buf = buf[:per*64]
 	for i := range out {
 		out[i] = 0
 	}
-	for i, x := range buf {
-		if x < 0 {
-			out[i/64] |= 1 << (uint(i) % 64)
+	for r := range sketchRounds {
+		for i := range buf {
+			buf[i] = 0
+		}
+		for i, x := range v {
+			if rademacher(i + r*1_000_003) {
+				x = -x
+			}
+			buf[i] = x
+		}
+		for h := 1; h < len(buf); h *= 2 {
+			for i := 0; i < len(buf); i += 2 * h {
+				for j := i; j < i+h; j++ {
+					a, b := buf[j], buf[j+h]
+					buf[j], buf[j+h] = a+b, a-b
+				}
+			}
+		}
+		o := out[r*per : (r+1)*per]
+		for i, x := range buf {
+			if x < 0 {
+				o[i/64] |= 1 << (uint(i) % 64)
+			}
 		}
 	}
 }
