@@ -1,6 +1,11 @@
 package mnemo
 
-import "time"
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
 
 // Factor names used in weights and per-hit breakdowns.
 const (
@@ -12,6 +17,68 @@ const (
 	FactorFrequency   = "frequency"
 	FactorCriticality = "criticality" // triage mode only
 )
+
+// Factors is a score's breakdown: factor name to value (and, for ranking
+// adjustments, "gate" and "kind_boost"). It encodes to JSON with the
+// factors in a fixed order, without reflection: digests carry one per entry.
+type Factors map[string]float64
+
+// factorOrder is the order Factors are written in; other keys follow, sorted.
+var factorOrder = []string{FactorSemantic, FactorKeyword, FactorRecency, FactorImportance,
+	FactorConfidence, FactorFrequency, FactorCriticality, "gate", "kind_boost"}
+
+// MarshalJSON writes the factors as a JSON object in a fixed key order.
+func (f Factors) MarshalJSON() ([]byte, error) {
+	if f == nil {
+		return []byte("null"), nil
+	}
+	b := make([]byte, 0, 24*len(f)+2)
+	b = append(b, '{')
+	put := func(k string, v float64) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ':')
+		b = appendFloat(b, v)
+	}
+	seen := 0
+	for _, k := range factorOrder {
+		if v, ok := f[k]; ok {
+			put(k, v)
+			seen++
+		}
+	}
+	if seen < len(f) {
+		var rest []string
+		for k := range f {
+			if !slices.Contains(factorOrder, k) {
+				rest = append(rest, k)
+			}
+		}
+		slices.Sort(rest)
+		for _, k := range rest {
+			put(k, f[k])
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendFloat formats v as encoding/json does.
+func appendFloat(b []byte, v float64) []byte {
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, v, format, -1, 64)
+	if format == 'e' { // 1e-07 -> 1e-7
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
 
 // Digest scopes: which layers a digest draws from.
 const (
@@ -43,10 +110,10 @@ type RecallRequest struct {
 
 // ScoredRecord is one ranked record with its explainable score.
 type ScoredRecord struct {
-	Record  *Record            `json:"-"`
-	ID      string             `json:"id"`
-	Score   float64            `json:"score"`
-	Factors map[string]float64 `json:"factors"`
+	Record  *Record `json:"-"`
+	ID      string  `json:"id"`
+	Score   float64 `json:"score"`
+	Factors Factors `json:"factors"`
 }
 
 // Triage reports degraded-mode ranking.
@@ -59,15 +126,15 @@ type Triage struct {
 
 // RecallHit is one hit of a recall, as serialised.
 type RecallHit struct {
-	ID         string             `json:"id"`
-	Score      float64            `json:"score"`
-	Factors    map[string]float64 `json:"factors"`
-	Text       string             `json:"text"`
-	Layer      Layer              `json:"layer"`
-	Kind       Kind               `json:"kind"`
-	Scope      string             `json:"scope"`
-	Provenance []string           `json:"provenance"`
-	CreatedAt  time.Time          `json:"created_at"`
+	ID         string    `json:"id"`
+	Score      float64   `json:"score"`
+	Factors    Factors   `json:"factors"`
+	Text       string    `json:"text"`
+	Layer      Layer     `json:"layer"`
+	Kind       Kind      `json:"kind"`
+	Scope      string    `json:"scope"`
+	Provenance []string  `json:"provenance"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // RecallResult is the answer to a RecallRequest.
@@ -93,16 +160,16 @@ type DigestRequest struct {
 
 // DigestEntry is one record placed in a digest.
 type DigestEntry struct {
-	ID         string             `json:"id"`
-	Layer      Layer              `json:"layer"`
-	Kind       Kind               `json:"kind"`
-	Scope      string             `json:"scope"`
-	Score      float64            `json:"score"`
-	Factors    map[string]float64 `json:"factors"`
-	Text       string             `json:"text"`
-	Provenance []string           `json:"provenance"`
-	Tokens     int                `json:"tokens"`
-	Section    string             `json:"section"`
+	ID         string   `json:"id"`
+	Layer      Layer    `json:"layer"`
+	Kind       Kind     `json:"kind"`
+	Scope      string   `json:"scope"`
+	Score      float64  `json:"score"`
+	Factors    Factors  `json:"factors"`
+	Text       string   `json:"text"`
+	Provenance []string `json:"provenance"`
+	Tokens     int      `json:"tokens"`
+	Section    string   `json:"section"`
 }
 
 // Digest is the budgeted context for a task, as Markdown and as structure.

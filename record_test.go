@@ -1,6 +1,7 @@
 package mnemo_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -112,5 +113,26 @@ func TestErrorCodes(t *testing.T) {
 	}
 	if mnemo.ErrorCode(nil) != "" {
 		t.Fatal("nil")
+	}
+}
+
+func TestFactorsJSON(t *testing.T) {
+	f := mnemo.Factors{"zeta": 2, "keyword": 0.25, "semantic": 0.5, "gate": 1e-7}
+	b, err := json.Marshal(struct {
+		F mnemo.Factors `json:"factors"`
+	}{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"factors":{"semantic":0.5,"keyword":0.25,"gate":1e-7,"zeta":2}}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
+	}
+	var back struct{ Factors map[string]float64 }
+	if err := json.Unmarshal(b, &back); err != nil || back.Factors["gate"] != 1e-7 || len(back.Factors) != 4 {
+		t.Fatalf("round trip: %v %v", back, err)
+	}
+	if b, _ := json.Marshal(mnemo.Factors(nil)); string(b) != "null" {
+		t.Fatalf("nil: %s", b)
 	}
 }
