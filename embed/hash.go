@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/stem"
 )
 
 // DefaultHashDim is the dimension NewHash uses when given none.
@@ -224,7 +225,7 @@ func (s *scratch) flushWord() {
 		return
 	}
 	s.word = s.word[:0]
-	n := stem(w)
+	n := stem.Len(w)
 	ks := featureKey(classStem, w[:n])
 	if stopwords[ks] {
 		s.add(ks, weightStop)

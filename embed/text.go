@@ -1,66 +1,20 @@
 package embed
 
 import (
+	"github.com/mnemo-dev/mnemo/stem"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// latinFold maps lower-case Latin letters with diacritics (Latin-1
-// Supplement, Latin Extended-A and a few of Extended-B) to their base
-// letters; ligatures fold to two letters. Zero means "no folding".
-var latinFold [0x250][2]rune
-
 func init() {
-	for _, g := range []struct{ base, variants string }{
-		{"a", "àáâãäåāăąǎ"}, {"ae", "æ"}, {"c", "çćĉċč"}, {"d", "ðďđ"},
-		{"e", "èéêëēĕėęě"}, {"g", "ĝğġģ"}, {"h", "ĥħ"}, {"i", "ìíîïĩīĭįıǐ"},
-		{"ij", "ĳ"}, {"j", "ĵ"}, {"k", "ķĸ"}, {"l", "ĺļľŀł"}, {"n", "ñńņňŉŋ"},
-		{"o", "òóôõöøōŏőơǒ"}, {"oe", "œ"}, {"r", "ŕŗř"}, {"s", "śŝşšſș"},
-		{"ss", "ß"}, {"t", "ţťŧț"}, {"th", "þ"}, {"u", "ùúûüũūŭůűųưǔ"}, {"w", "ŵ"},
-		{"y", "ýÿŷ"}, {"z", "źżž"},
-	} {
-		b := []rune(g.base)
-		for _, r := range g.variants {
-			latinFold[r][0] = b[0]
-			if len(b) > 1 {
-				latinFold[r][1] = b[1]
-			}
-		}
-	}
 	for _, w := range stopList {
 		stopwords[featureKey(classStem, foldWord(w))] = true
 	}
 }
 
-// fold lower-cases r and strips its diacritics. It returns up to two runes;
-// r2 is zero unless r is a ligature such as "æ" or "ß".
-func fold(r rune) (r1, r2 rune) {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		return r, 0
-	}
-	r = unicode.ToLower(r)
-	if r < rune(len(latinFold)) {
-		if f := latinFold[r]; f[0] != 0 {
-			return f[0], f[1]
-		}
-		return r, 0
-	}
-	switch r {
-	case 'ё':
-		return 'е', 0
-	case 'й':
-		return 'и', 0
-	case 'ї':
-		return 'і', 0
-	case 'ў':
-		return 'у', 0
-	}
-	return r, 0
-}
+// fold lower-cases r and strips its diacritics (see stem.FoldRune).
+func fold(r rune) (r1, r2 rune) { return stem.FoldRune(r) }
 
 // isWordRune reports whether r belongs to a word token.
 func isWordRune(r rune) bool {
@@ -90,86 +44,6 @@ func foldWord(w string) []rune {
 		}
 	}
 	return out
-}
-
-// minStem is the shortest stem suffix stripping may leave, in runes.
-const minStem = 3
-
-// suffixes are inflectional and derivational endings stripped by stem, in
-// folded form (й→и, ё→е, ї→і), for English, Russian and Ukrainian. The
-// longest matching suffix that leaves at least minStem runes wins.
-var suffixes = func() [][]rune {
-	list := []string{
-		// English
-		"ations", "ation", "ments", "ment", "ings", "ing", "ness", "ities", "ity",
-		"ies", "ied", "ers", "er", "ed", "es", "ly", "s", "e",
-		// Russian
-		"иями", "ями", "ами", "ого", "его", "ому", "ему", "ыми", "ими", "ость", "ости",
-		"ия", "ие", "ии", "ию", "ах", "ях", "ам", "ям", "ов", "ев", "ом", "ем",
-		"ои", "еи", "ыи", "ая", "яя", "ое", "ее", "ые", "ых", "их", "ую", "юю", "ым", "им",
-		"ать", "ять", "ить", "еть", "ться", "тся", "ся", "ть",
-		"а", "я", "о", "е", "ы", "и", "у", "ю", "ь",
-		// Ukrainian
-		"ами", "ів", "ою", "ею", "ові", "еві", "ість", "ості", "ння", "ти", "і",
-	}
-	out := make([][]rune, 0, len(list))
-	for _, s := range list {
-		out = append(out, []rune(s))
-	}
-	// Longest first, so the first match is the longest.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}()
-
-// stem returns the length of w's stem: w without its longest known suffix,
-// keeping at least minStem runes. It is a light, language-agnostic
-// approximation of a stemmer that maps "deploy", "deployed" and "deployment"
-// (or "правила", "правило", "правилами") to one stem.
-func stem(w []rune) int {
-	n := len(w)
-	if n <= minStem {
-		return n
-	}
-	for _, s := range suffixes {
-		k := len(s)
-		if n-k < minStem || !hasSuffix(w, s) {
-			continue
-		}
-		// "class" keeps its "s"; "classes" loses "es".
-		if k == 1 && s[0] == 's' && w[n-2] == 's' {
-			continue
-		}
-		n -= k
-		break
-	}
-	// A Cyrillic stem left ending in a vowel loses it too, so that "деплой"
-	// and "деплоя" (folded "деплои", "деплоя") share the stem "депл".
-	if n > minStem+1 && isCyrillicVowel(w[n-1]) {
-		n--
-	}
-	return n
-}
-
-func isCyrillicVowel(r rune) bool {
-	switch r {
-	case 'а', 'е', 'и', 'о', 'у', 'ы', 'э', 'ю', 'я', 'і', 'є', 'ь':
-		return true
-	}
-	return false
-}
-
-func hasSuffix(w, s []rune) bool {
-	off := len(w) - len(s)
-	for i, r := range s {
-		if w[off+i] != r {
-			return false
-		}
-	}
-	return true
 }
 
 // stopwords holds the stem feature keys of function words, which carry

@@ -16,8 +16,8 @@ func TestQueryTokens(t *testing.T) {
 		{`text:foo NEAR(bar`, "text foo near bar"},
 		{"the cat and the hat", "cat hat"},
 		{"the and", "the and"},
-		{"Київ і Москва", "київ москва"},
-		{"café\xffbar", "café bar"},
+		{"Київ і Москва", "киів москв"},
+		{"café\xffbar", "caf bar"},
 		{"dup DUP Dup", "dup"},
 		{"alpha🔥beta", "alpha beta"},
 		{"a\x00b", "b"},
@@ -40,7 +40,7 @@ func TestQueryTokens(t *testing.T) {
 func TestDocWords(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Hello, World! hello", "hello world hello"},
-		{"see host.example.com/path and user@mail.org", "see host example com path and user mail org"},
+		{"see host.example.com/path and user@mail.org", "see host exampl com path and user mail org"},
 		{"v1.2.3 a-b-c", "v1 2 3 a b c"},
 		{strings.Repeat("y", 65) + " kept", "kept"},
 	}

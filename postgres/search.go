@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/stem"
 	"math"
 	"runtime"
 	"sort"
@@ -165,6 +166,7 @@ func words(s string, fn func(w string) bool) {
 func docWords(text string) string {
 	var b strings.Builder
 	words(text, func(w string) bool {
+		w = stem.Word(stem.Fold(w))
 		if b.Len()+len(w)+1 > maxDocWords {
 			return false
 		}
@@ -200,7 +202,16 @@ func queryTokens(q string) []string {
 	if len(out) == 0 {
 		out = stops
 	}
-	return out
+	// The fts column holds folded stems (docWords): so must the query.
+	stems := out[:0:0]
+	seenStem := make(map[string]bool, len(out))
+	for _, w := range out {
+		if st := stem.Word(stem.Fold(w)); !seenStem[st] {
+			seenStem[st] = true
+			stems = append(stems, st)
+		}
+	}
+	return stems
 }
 
 // Vector returns up to n live ids of the namespace ranked by cosine

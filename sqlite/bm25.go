@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"container/heap"
+	"github.com/mnemo-dev/mnemo/stem"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -29,7 +30,9 @@ import (
 //   - this idf never goes negative (FTS5 uses ln((N − n + 0.5)/(n + 0.5))
 //     and clamps it to 1e-6 for terms in more than half the records);
 //   - a query term that appears twice (say "café" and "cafe", which fold to
-//     one term) is scored once; FTS5 scores each phrase.
+//     one term) is scored once; FTS5 scores each phrase;
+//   - terms are stemmed (package stem: "deployed" and "deployments" index
+//     as "deploy"); FTS5's unicode61 tokenizer does not stem.
 //
 // Soft-deleted, expired and superseded records stay in the statistics, as
 // they stay in the FTS5 table; the filter predicate hides them from the
@@ -76,6 +79,7 @@ func (k *keywordIndex) index(pos int, e *entry, text []byte) {
 	k.scratch = k.scratch[:0]
 	length := 0
 	k.buf = eachTerm(text, k.buf, func(t []byte) {
+		t = t[:stem.Bytes(t)]
 		id, ok := k.terms[string(t)]
 		if !ok {
 			id = int32(len(k.postings))

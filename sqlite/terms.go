@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/mnemo-dev/mnemo/stem"
 	"unicode"
 	"unicode/utf8"
 )
@@ -131,6 +132,7 @@ func keywordTerms(tokens []string) []string {
 	var buf []byte
 	for _, tok := range tokens {
 		buf = eachTerm([]byte(tok), buf, func(t []byte) {
+			t = t[:stem.Bytes(t)]
 			if !seen[string(t)] && len(out) < maxQueryTokens {
 				w := string(t)
 				seen[w] = true

@@ -1,0 +1,141 @@
+// Package stem strips inflectional and derivational endings from words in
+// English, Russian and Ukrainian, so that "deploy", "deployed" and
+// "deployment" (or "правила", "правило", "правилами") meet. It is a light,
+// rule-based approximation of a stemmer, shared by the hash embedder and the
+// keyword indexes. Words must already be lower-cased and folded (й→и, ё→е,
+// ї→і, no diacritics).
+package stem
+
+import "unicode/utf8"
+
+// MinLen is the shortest stem suffix stripping may leave, in runes.
+const MinLen = 3
+
+// suffixes are inflectional and derivational endings stripped by Len, in
+// folded form (й→и, ё→е, ї→і), for English, Russian and Ukrainian. The
+// longest matching suffix that leaves at least MinLen runes wins.
+var suffixes = func() [][]rune {
+	list := []string{
+		// English
+		"ations", "ation", "ments", "ment", "ings", "ing", "ness", "ities", "ity",
+		"ies", "ied", "ers", "er", "ed", "es", "ly", "s", "e",
+		// Russian
+		"иями", "ями", "ами", "ого", "его", "ому", "ему", "ыми", "ими", "ость", "ости",
+		"ия", "ие", "ии", "ию", "ах", "ях", "ам", "ям", "ов", "ев", "ом", "ем",
+		"ои", "еи", "ыи", "ая", "яя", "ое", "ее", "ые", "ых", "их", "ую", "юю", "ым", "им",
+		"ать", "ять", "ить", "еть", "ться", "тся", "ся", "ть",
+		"а", "я", "о", "е", "ы", "и", "у", "ю", "ь",
+		// Ukrainian
+		"ами", "ів", "ою", "ею", "ові", "еві", "ість", "ості", "ння", "ти", "і",
+	}
+	out := make([][]rune, 0, len(list))
+	for _, s := range list {
+		out = append(out, []rune(s))
+	}
+	// Longest first, so the first match is the longest.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}()
+
+// Len returns the length of w's stem: w without its longest known suffix,
+// keeping at least MinLen runes. It is a light, language-agnostic
+// approximation of a stemmer that maps "deploy", "deployed" and "deployment"
+// (or "правила", "правило", "правилами") to one stem.
+func Len(w []rune) int {
+	n := len(w)
+	if n <= MinLen {
+		return n
+	}
+	for _, s := range suffixes {
+		k := len(s)
+		if n-k < MinLen || !hasSuffix(w, s) {
+			continue
+		}
+		// "class" keeps its "s"; "classes" loses "es".
+		if k == 1 && s[0] == 's' && w[n-2] == 's' {
+			continue
+		}
+		n -= k
+		break
+	}
+	// A Cyrillic stem left ending in a vowel loses it too, so that "деплой"
+	// and "деплоя" (folded "деплои", "деплоя") share the stem "депл".
+	if n > MinLen+1 && isCyrillicVowel(w[n-1]) {
+		n--
+	}
+	return n
+}
+
+func isCyrillicVowel(r rune) bool {
+	switch r {
+	case 'а', 'е', 'и', 'о', 'у', 'ы', 'э', 'ю', 'я', 'і', 'є', 'ь':
+		return true
+	}
+	return false
+}
+
+func hasSuffix(w, s []rune) bool {
+	off := len(w) - len(s)
+	for i, r := range s {
+		if w[off+i] != r {
+			return false
+		}
+	}
+	return true
+}
+
+// Word returns the stem of the folded word w.
+func Word(w string) string {
+	return w[:Bytes([]byte(w))]
+}
+
+// Bytes returns the length in bytes of the stem of the folded word w. ASCII
+// words are handled without allocating.
+func Bytes(w []byte) int {
+	for _, c := range w {
+		if c >= 0x80 {
+			// Runes and where each starts, so that invalid bytes keep
+			// their own length.
+			r := make([]rune, 0, len(w))
+			offs := make([]int, 0, len(w)+1)
+			for i := 0; i < len(w); {
+				rr, size := utf8.DecodeRune(w[i:])
+				r = append(r, rr)
+				offs = append(offs, i)
+				i += size
+			}
+			offs = append(offs, len(w))
+			return offs[Len(r)]
+		}
+	}
+	n := len(w)
+	if n <= MinLen {
+		return n
+	}
+	for _, s := range asciiSuffixes {
+		k := len(s)
+		if n-k < MinLen || string(w[n-k:]) != s {
+			continue
+		}
+		if k == 1 && s[0] == 's' && w[n-2] == 's' {
+			continue
+		}
+		return n - k
+	}
+	return n
+}
+
+// asciiSuffixes are the ASCII entries of suffixes, longest first.
+var asciiSuffixes = func() []string {
+	var out []string
+	for _, s := range suffixes {
+		if ascii := string(s); len(ascii) == len(s) {
+			out = append(out, ascii)
+		}
+	}
+	return out
+}()
