@@ -330,3 +330,34 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+func TestRememberStructuredBodies(t *testing.T) {
+	svc, _ := openService(t)
+	cs := connect(t, mcpserver.New(svc, mcpserver.Options{Namespace: "mission"}))
+	res := callTool(t, cs, mcpserver.ToolRemember, map[string]any{
+		"text": "Night passes go through Svalbard", "kind": "decision",
+		"decision": map[string]any{"title": "Route via Svalbard", "context": "Inuvik is in maintenance",
+			"alternatives": []any{map[string]any{"option": "Wait for Inuvik", "reason": "misses three days of telemetry"}}},
+	})
+	if res.IsError {
+		t.Fatalf("remember decision: %s", text(res))
+	}
+	res = callTool(t, cs, mcpserver.ToolRemember, map[string]any{
+		"text": "Operator corrects pass briefs that omit the backup link", "kind": "correction",
+		"correction": map[string]any{"outcome": "modified", "missing_context": true, "category": "pass-planning"},
+	})
+	if res.IsError {
+		t.Fatalf("remember correction: %s", text(res))
+	}
+	res = callTool(t, cs, mcpserver.ToolQuery, map[string]any{"task_description": "plan the Svalbard night pass"})
+	for _, want := range []string{"rejected: Wait for Inuvik (misses three days of telemetry)", "why: Inuvik is in maintenance", "missing context"} {
+		if !strings.Contains(text(res), want) {
+			t.Errorf("digest lacks %q:\n%s", want, text(res))
+		}
+	}
+	// A body that does not match the kind is refused.
+	res = callTool(t, cs, mcpserver.ToolRemember, map[string]any{"text": "x", "kind": "fact", "decision": map[string]any{"title": "t"}})
+	if !res.IsError {
+		t.Error("a decision body on a fact was accepted")
+	}
+}
