@@ -211,10 +211,18 @@ func (c *Client) History(ctx context.Context, id string) ([]mnemo.Revision, erro
 // EINVALID error rather than silently ignored.
 func (c *Client) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
 	f := opt.Filter
-	if f.Since != nil || f.Until != nil || f.AsOf != nil || f.MinCriticality != 0 || f.Outcome != "" {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "list over a server filters by layer, kind, scope, component, mission and tag only")
-	}
 	q := url.Values{}
+	for name, t := range map[string]*time.Time{"since": f.Since, "until": f.Until, "as_of": f.AsOf} {
+		if t != nil {
+			q.Set(name, t.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	if f.MinCriticality != 0 {
+		q.Set("criticality", strconv.FormatFloat(f.MinCriticality, 'g', -1, 64))
+	}
+	if f.Outcome != "" {
+		q.Set("outcome", f.Outcome)
+	}
 	for _, l := range f.Layers {
 		q.Add("layer", string(l))
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
@@ -83,8 +84,8 @@ func TestRoundTrip(t *testing.T) {
 	if recs, err := c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"backup"}}}); err != nil || len(recs) != 1 {
 		t.Fatalf("list: %d %v", len(recs), err)
 	}
-	if _, err := c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{Outcome: "accepted"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
-		t.Fatalf("list with an unsupported filter: %v", err)
+	if recs, err := c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{Outcome: "accepted"}}); err != nil || len(recs) != 0 {
+		t.Fatalf("list by outcome: %d %v", len(recs), err)
 	}
 	if res, err := c.Recall(ctx, mnemo.RecallRequest{Query: "when do backups run", K: 2}); err != nil || len(res.Hits) == 0 || res.Hits[0].ID != id {
 		t.Fatalf("recall: %+v %v", res, err)
@@ -141,5 +142,31 @@ func TestClientMapsErrorCodes(t *testing.T) {
 	}
 	if _, err := client.New("ftp://x", client.Options{}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("bad url: %v", err)
+	}
+}
+
+func TestListTimeAndOutcomeFilters(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	c, err := client.New(f.ts.URL, client.Options{Namespace: "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	crit := 0.9
+	if _, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "an old fact", At: &old}, {Text: "a new fact", Criticality: &crit}}, engine.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	recs, err := c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{Since: &since}})
+	if err != nil || len(recs) != 1 || recs[0].Text != "a new fact" {
+		t.Fatalf("since: %v %v", recs, err)
+	}
+	recs, err = c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{MinCriticality: 0.5}})
+	if err != nil || len(recs) != 1 || recs[0].Text != "a new fact" {
+		t.Fatalf("criticality: %v %v", recs, err)
+	}
+	if _, err := c.List(ctx, mnemo.ListOptions{Filter: mnemo.Filter{Outcome: "maybe"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("bad outcome: %v", err)
 	}
 }

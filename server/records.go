@@ -165,11 +165,30 @@ func listOptions(r *http.Request) (mnemo.ListOptions, error) {
 	var opt mnemo.ListOptions
 	for k := range q {
 		switch k {
-		case "layer", "kind", "scope", "component", "mission", "tag", "limit", "after", "all":
+		case "layer", "kind", "scope", "component", "mission", "tag", "limit", "after", "all",
+			"criticality", "since", "until", "as_of", "outcome":
 		default:
-			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, tag, limit, after or all)", k)
+			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, tag, criticality, since, until, as_of, outcome, limit, after or all)", k)
 		}
 	}
+	if v := q.Get("criticality"); v != "" {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return opt, mnemo.Errorf(mnemo.EINVALID, "criticality %q is not a number", v)
+		}
+		opt.Filter.MinCriticality = x
+	}
+	for name, dst := range map[string]**time.Time{"since": &opt.Filter.Since, "until": &opt.Filter.Until, "as_of": &opt.Filter.AsOf} {
+		if v := q.Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return opt, mnemo.Errorf(mnemo.EINVALID, "%s %q is not an RFC 3339 time", name, v)
+			}
+			t = t.UTC()
+			*dst = &t
+		}
+	}
+	opt.Filter.Outcome = q.Get("outcome")
 	for _, l := range q["layer"] {
 		opt.Filter.Layers = append(opt.Filter.Layers, mnemo.Layer(l))
 	}
