@@ -139,6 +139,8 @@ type Record struct {
 	Tokens int `json:"tokens"`
 
 	// Embedding is the record's vector; it is stored but never serialised.
+	// It is read-only: a store may share it between the records it returns,
+	// so code that changes a vector assigns a new slice.
 	Embedding []float32 `json:"-"`
 }
 

@@ -20,7 +20,8 @@ import (
 // it touched, and a record read from an older snapshot than the index can
 // never be served. The cache is only consulted for namespaces whose index
 // is loaded. Cached records are never handed out: callers get deep copies
-// (the engine edits the records it gets before Update).
+// (the engine edits the records it gets before Update), except the
+// embedding, which callers replace but never write into.
 //
 // Access counters are the exception: Touch runs after every retrieval, and
 // bumping seq for it would invalidate exactly the records that are read
@@ -162,7 +163,7 @@ func cloneRecord(r *mnemo.Record) *mnemo.Record {
 	c := *r
 	c.Provenance = slices.Clone(r.Provenance)
 	c.Tags = slices.Clone(r.Tags)
-	c.Embedding = slices.Clone(r.Embedding)
+	c.Embedding = r.Embedding // read-only by contract (see mnemo.Record): shared, not copied
 	if r.Decision != nil {
 		d := *r.Decision
 		d.Alternatives = slices.Clone(d.Alternatives)
