@@ -61,8 +61,11 @@ go vet ./...
 CGO_ENABLED=0 go build -o /dev/null ./cmd/mnemo
 
 echo "test: race detector on the core packages"
-core=$(go list . ./score/... ./engine/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... 2>/dev/null)
+core=$(go list . ./score/... ./engine/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... ./stem/... 2>/dev/null)
 go test -race -count=1 $core
 
 echo "test: all packages"
 go test -count=1 ./...
+
+echo "test: mnemo bench perf --quick (the performance suite's smoke run)"
+go run ./cmd/mnemo bench perf --quick > /dev/null
