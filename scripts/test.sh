@@ -64,8 +64,8 @@ echo "test: race detector on the core packages"
 core=$(go list . ./score/... ./engine/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... ./stem/... 2>/dev/null)
 go test -race -count=1 $core
 
-echo "test: all packages"
-go test -count=1 ./...
-
 echo "test: mnemo bench perf --quick (the performance suite's smoke run)"
 go run ./cmd/mnemo bench perf --quick > /dev/null
+
+echo "test: all packages"
+go test -count=1 ./...
