@@ -107,8 +107,14 @@ func (a *app) ns() string {
 }
 
 // caller is the local user: full clearance over their own database.
+// Retrievals are logged under $MNEMO_OPERATOR (default "cli") and
+// $MNEMO_SESSION, so corrections can later be matched to what was retrieved.
 func (a *app) caller() mnemo.Caller {
-	return mnemo.Caller{Name: "cli", Clearance: mnemo.MaxAccessLevel}
+	name := a.env("MNEMO_OPERATOR")
+	if name == "" {
+		name = "cli"
+	}
+	return mnemo.Caller{Name: name, Session: a.env("MNEMO_SESSION"), Clearance: mnemo.MaxAccessLevel}
 }
 
 // embedder builds the configured embedder from the environment.
