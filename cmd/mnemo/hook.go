@@ -107,7 +107,7 @@ func hook(ctx context.Context, a *app, args []string, stdout io.Writer) error {
 			return mnemo.Errorf(mnemo.EINVALID, "hook input has no prompt")
 		}
 	}
-	md, err := a.cappedDigest(ctx, task, f, *maxChars)
+	md, err := a.cappedDigest(ctx, mnemo.Caller{Name: "hook", Session: in.SessionID, Clearance: mnemo.MaxAccessLevel}, task, f, *maxChars)
 	if err != nil {
 		return err
 	}
@@ -125,14 +125,14 @@ func hook(ctx context.Context, a *app, args []string, stdout io.Writer) error {
 // cappedDigest returns a digest for task whose Markdown fits maxChars
 // characters: the token budget starts at a quarter of the cap and shrinks
 // until the rendering fits.
-func (a *app) cappedDigest(ctx context.Context, task string, f mnemo.Filter, maxChars int) (string, error) {
+func (a *app) cappedDigest(ctx context.Context, c mnemo.Caller, task string, f mnemo.Filter, maxChars int) (string, error) {
 	svc, err := a.service(ctx)
 	if err != nil {
 		return "", err
 	}
 	budget := maxChars / 3
 	for try := 0; try < 6; try++ {
-		d, err := svc.Digest(ctx, mnemo.Caller{Name: "hook", Clearance: mnemo.MaxAccessLevel}, mnemo.DigestRequest{Namespace: a.ns(), Task: task, Budget: budget, Filter: f})
+		d, err := svc.Digest(ctx, c, mnemo.DigestRequest{Namespace: a.ns(), Task: task, Budget: budget, Filter: f})
 		if err != nil {
 			return "", err
 		}
