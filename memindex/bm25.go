@@ -63,10 +63,14 @@ type keywordIndex struct {
 	totalLen int64            // sum of their lengths
 	scratch  []int32          // term ids of the document being indexed
 	buf      []byte
+	hint     int // expected records: sizes terms and arena once text arrives
 }
 
+// newKeywordIndex returns an index for about count records. Its tables are
+// sized on the first text, so that a store that indexes no text (it ranks
+// keywords elsewhere) pays nothing for them.
 func newKeywordIndex(count int) keywordIndex {
-	return keywordIndex{terms: make(map[string]int32, 1024+count/4), arena: make([]int32, 0, count*24)}
+	return keywordIndex{hint: count}
 }
 
 // textHash identifies a text so that a refresh that did not change it
@@ -79,6 +83,10 @@ func textHash(b []byte) uint64 { return maphash.Bytes(textSeed, b) }
 func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 	k.scratch = k.scratch[:0]
 	length := 0
+	if k.terms == nil && len(text) > 0 {
+		k.terms = make(map[string]int32, 1024+k.hint/4)
+		k.arena = make([]int32, 0, k.hint*24)
+	}
 	k.buf = EachTerm(text, k.buf, func(t []byte) {
 		t = t[:stem.Bytes(t)]
 		id, ok := k.terms[string(t)]
