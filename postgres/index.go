@@ -2,33 +2,24 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
-	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
 )
 
 // index is the in-memory vector index: per namespace, the filter fields of
 // every record and its normalised vector, kept current through seq.
+// Namespaces are keyed by record id (rows are never hard-deleted).
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
-	ns  map[string]*nsIndex
+	ns  map[string]*memindex.Namespace[string]
 }
 
-// nsIndex holds one namespace. vecs is one contiguous slice; each entry
-// points into it with off and dim.
-type nsIndex struct {
-	ents []entry
-	pos  map[string]int // id -> position in ents
-	vecs []float32
-}
-
-func newIndex() *index { return &index{ns: make(map[string]*nsIndex)} }
+func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[string])} }
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `id, namespace, layer, kind, scope, component, mission, outcome, tags,
@@ -40,7 +31,7 @@ const maxSeqSQL = `SELECT coalesce(max(seq), 0) FROM records`
 // acquire brings the index of namespace ns up to date with the database
 // and returns it with the read lock held; the caller must call
 // s.idx.mu.RUnlock when done.
-func (s *Store) acquire(ctx context.Context, ns string) (*nsIndex, error) {
+func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[string], error) {
 	var cur int64
 	if err := s.pool.QueryRow(ctx, maxSeqSQL).Scan(&cur); err != nil {
 		return nil, err
@@ -80,9 +71,9 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 			if err != nil {
 				return err
 			}
-			err = eachEntry(rows, func(e entry, space string, emb []byte) {
+			err = eachEntry(rows, func(e memindex.Entry, space string, emb []byte) {
 				if n := s.idx.ns[space]; n != nil {
-					n.upsert(e, emb)
+					n.Upsert(e.ID, e, emb, nil)
 				}
 			})
 			if err != nil {
@@ -96,91 +87,44 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 			}
 			// Size everything once: growing a 100k x 384 slice row by row
 			// costs copies and GC work that dominate a cold start.
-			n := &nsIndex{pos: make(map[string]int, count), ents: make([]entry, 0, count), vecs: make([]float32, 0, count*(blob/4))}
+			n := memindex.New[string](count, blob/4)
 			rows, err := tx.Query(ctx, `SELECT `+indexColumns+` FROM records WHERE namespace = $1 ORDER BY id`, ns)
 			if err != nil {
 				return err
 			}
-			if err := eachEntry(rows, func(e entry, _ string, emb []byte) { n.upsert(e, emb) }); err != nil {
+			if err := eachEntry(rows, func(e memindex.Entry, _ string, emb []byte) { n.Upsert(e.ID, e, emb, nil) }); err != nil {
 				return err
 			}
 			s.idx.ns[ns] = n
 		}
+		s.idx.ns[ns].Sketch(&s.idx.mu)
 		s.idx.seq = cur
 		return nil
 	})
 }
 
 // eachEntry scans rows of indexColumns and calls fn with each.
-func eachEntry(rows pgx.Rows, fn func(e entry, ns string, emb []byte)) error {
+func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) error {
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			e                 entry
+			e                 memindex.Entry
 			ns                string
 			tags, emb         []byte
 			created, from, to *int64
 			layer, kind       string
 		)
-		err := rows.Scan(&e.id, &ns, &layer, &kind, &e.scope, &e.component, &e.mission, &e.outcome,
-			&tags, &e.criticality, &e.accessLevel, &created, &from, &to, &e.deleted, &emb)
+		err := rows.Scan(&e.ID, &ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Outcome,
+			&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &emb)
 		if err != nil {
 			return err
 		}
-		e.layer, e.kind = mnemo.Layer(layer), mnemo.Kind(kind)
-		if e.tags, err = decodeStrings(tags); err != nil {
-			return fmt.Errorf("decode tags of %s: %w", e.id, err)
+		e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
+		if e.Tags, err = decodeStrings(tags); err != nil {
+			return fmt.Errorf("decode tags of %s: %w", e.ID, err)
 		}
-		e.created, e.validFrom, e.validTo = math.MinInt64, math.MinInt64, math.MaxInt64
-		if created != nil {
-			e.created = *created
-		}
-		if from != nil {
-			e.validFrom = *from
-		}
-		if to != nil {
-			e.validTo = *to
-		}
+		e.SetTimes(created, from, to)
 		fn(e, ns, emb)
 	}
 	return rows.Err()
-}
-
-// upsert adds or replaces an entry; emb is the raw little-endian vector.
-func (n *nsIndex) upsert(e entry, emb []byte) {
-	dim := len(emb) / 4
-	i, ok := n.pos[e.id]
-	if ok && n.ents[i].dim == dim && dim > 0 {
-		e.off = n.ents[i].off // overwrite in place
-	} else if dim > 0 {
-		e.off = len(n.vecs)
-		if cap(n.vecs)-len(n.vecs) < dim {
-			// Double the backing array: appending per row costs an
-			// allocation and, at 1.25x growth, many large copies.
-			n.vecs = slices.Grow(n.vecs, max(dim, len(n.vecs)))
-		}
-		n.vecs = n.vecs[:len(n.vecs)+dim] // every element is written below
-	}
-	e.dim = dim
-	if dim > 0 {
-		v := n.vecs[e.off : e.off+dim]
-		var sum float64
-		for j := range v {
-			x := math.Float32frombits(binary.LittleEndian.Uint32(emb[4*j:]))
-			v[j] = x
-			sum += float64(x) * float64(x)
-		}
-		if sum > 0 {
-			inv := float32(1 / math.Sqrt(sum))
-			for j := range v {
-				v[j] *= inv
-			}
-		}
-	}
-	if ok {
-		n.ents[i] = e
-		return
-	}
-	n.pos[e.id] = len(n.ents)
-	n.ents = append(n.ents, e)
 }

@@ -1,19 +1,15 @@
 package postgres
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
-	"github.com/mnemo-dev/mnemo/stem"
-	"math"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/stem"
 )
 
 // Keyword returns up to n live ids of the namespace ranked by ts_rank_cd
@@ -220,116 +216,17 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	if n <= 0 {
 		return nil, nil
 	}
-	if len(v) == 0 {
-		return nil, fmt.Errorf("postgres: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector is empty"))
+	q, err := memindex.Normalize(v)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: vector: %w", err)
 	}
-	q := make([]float32, len(v))
-	var sum float64
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("postgres: vector: %w", mnemo.Errorf(mnemo.EINVALID, "query vector holds NaN or Inf"))
-		}
-		q[i] = x
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 || !textOK(sc.Namespace) {
+	if q == nil || !textOK(sc.Namespace) {
 		return nil, nil
-	}
-	inv := float32(1 / math.Sqrt(sum))
-	for i := range q {
-		q[i] *= inv
 	}
 	idx, err := s.acquire(ctx, sc.Namespace)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: vector: %w", err)
 	}
 	defer s.idx.mu.RUnlock()
-	c := compile(sc, f, s.now())
-
-	// Scan in parallel chunks when the namespace is large.
-	workers := 1
-	if len(idx.ents) >= 20000 {
-		workers = min(runtime.GOMAXPROCS(0), 4)
-	}
-	parts := make([]hitHeap, workers)
-	var wg sync.WaitGroup
-	chunk := (len(idx.ents) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, len(idx.ents))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := make(hitHeap, 0, n+1)
-			for i := lo; i < hi; i++ {
-				e := &idx.ents[i]
-				if e.dim != len(q) || !c.matches(e) {
-					continue
-				}
-				score := dot(q, idx.vecs[e.off:e.off+e.dim])
-				if len(h) < n {
-					heap.Push(&h, scored{i, score})
-				} else if score > h[0].score {
-					h[0] = scored{i, score}
-					heap.Fix(&h, 0)
-				}
-			}
-			parts[w] = h
-		}()
-	}
-	wg.Wait()
-	var all []scored
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].score != all[j].score {
-			return all[i].score > all[j].score
-		}
-		return idx.ents[all[i].i].id > idx.ents[all[j].i].id
-	})
-	if len(all) > n {
-		all = all[:n]
-	}
-	hits := make([]mnemo.Hit, len(all))
-	for i, x := range all {
-		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: float64(x.score)}
-	}
-	return hits, nil
-}
-
-// dot is the inner product of two equal-length vectors, with four
-// accumulators.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
-}
-
-type scored struct {
-	i     int
-	score float32
-}
-
-// hitHeap is a min-heap on score: its root is the worst kept hit.
-type hitHeap []scored
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return h[i].score < h[j].score }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return idx.Vector(q, memindex.Compile(sc, f, s.now()), n), nil
 }

@@ -13,11 +13,12 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
 	_ "modernc.org/sqlite"
 )
 
 // TestFoldMatchesFTS5 tokenises every assigned BMP code point with FTS5
-// (the tokenizer of records_fts) and with eachTerm, and expects the same
+// (the tokenizer of records_fts) and with memindex.EachTerm, and expects the same
 // terms.
 func TestFoldMatchesFTS5(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "fold.db"))
@@ -79,7 +80,7 @@ func TestFoldMatchesFTS5(t *testing.T) {
 	bad := 0
 	for id, text := range docs {
 		var got []string
-		eachTerm([]byte(text), nil, func(b []byte) { got = append(got, string(b)) })
+		memindex.EachTerm([]byte(text), nil, func(b []byte) { got = append(got, string(b)) })
 		if !slices.Equal(got, fts[id]) {
 			if bad++; bad <= 10 {
 				t.Errorf("%U %q: terms %q, FTS5 %q", rune(id), text, got, fts[id])
@@ -105,8 +106,8 @@ func TestKeywordTerms(t *testing.T) {
 		{"e\u0301tude", []string{"etud"}},
 		{"", nil},
 	} {
-		if got := keywordTerms(queryTokens(c.q)); !slices.Equal(got, c.want) {
-			t.Errorf("keywordTerms(%q) = %q, want %q", c.q, got, c.want)
+		if got := memindex.Terms(queryTokens(c.q), maxQueryTokens); !slices.Equal(got, c.want) {
+			t.Errorf("memindex.Terms(%q) = %q, want %q", c.q, got, c.want)
 		}
 	}
 }
@@ -165,8 +166,8 @@ func TestKeywordAgreesWithFTS5(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("fts5-idf", func(t *testing.T) {
-		bm25FTS5IDF = true
-		defer func() { bm25FTS5IDF = false }()
+		memindex.BM25FTS5IDF = true
+		defer func() { memindex.BM25FTS5IDF = false }()
 		testKeywordAgreement(t, mem, fts, 1, 1)
 	})
 	t.Run("bm25-idf", func(t *testing.T) { testKeywordAgreement(t, mem, fts, 0.8, 0.85) })

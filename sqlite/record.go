@@ -292,11 +292,11 @@ func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Reco
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get: %w", err)
 		}
-		i, ok := idx.byID[id]
-		visible := ok && idx.ents[i].accessLevel <= sc.Clearance
+		e := idx.ByID(id)
+		visible := e != nil && e.AccessLevel <= sc.Clearance
 		var r *mnemo.Record
 		if visible {
-			r = s.cache.get(id, idx.ents[i].seq)
+			r = s.cache.get(id, e.Seq)
 		}
 		s.idx.mu.RUnlock()
 		if !visible {
@@ -363,11 +363,11 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 			continue
 		}
 		seen[id] = true
-		i, ok := idx.byID[id]
-		if !ok || idx.ents[i].accessLevel > sc.Clearance {
+		e := idx.ByID(id)
+		if e == nil || e.AccessLevel > sc.Clearance {
 			continue
 		}
-		if r := s.cache.get(id, idx.ents[i].seq); r != nil {
+		if r := s.cache.get(id, e.Seq); r != nil {
 			out = append(out, r)
 		} else {
 			miss = append(miss, id)

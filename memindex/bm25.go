@@ -1,4 +1,4 @@
-package sqlite
+package memindex
 
 import (
 	"container/heap"
@@ -24,7 +24,8 @@ import (
 //
 // with k1 = 1.2, b = 0.75, tf the frequency of t in d, n(t) the number of
 // records holding t, |d| the record's length and avgdl the mean length.
-// Differences from FTS5's bm25(), which the FTS5 fallback uses:
+// Differences from FTS5's bm25(), which the SQLite store's FTS5 fallback
+// uses:
 //
 //   - the statistics are per namespace (FTS5 counts every namespace);
 //   - this idf never goes negative (FTS5 uses ln((N − n + 0.5)/(n + 0.5))
@@ -42,13 +43,13 @@ const (
 	bm25B  = 0.75
 )
 
-// bm25FTS5IDF switches to FTS5's idf, max(ln((N − n + 0.5)/(n + 0.5)), 1e-6):
-// tests use it to check that the ranking is otherwise FTS5's exactly.
-var bm25FTS5IDF = false
+// BM25FTS5IDF switches to FTS5's idf, max(ln((N − n + 0.5)/(n + 0.5)), 1e-6):
+// tests set it to check that the ranking is otherwise FTS5's exactly.
+var BM25FTS5IDF = false
 
 // posting is one record holding a term.
 type posting struct {
-	ent int32 // position in nsIndex.ents
+	ent int32 // position in Namespace.ents
 	tf  int32
 }
 
@@ -56,16 +57,20 @@ type posting struct {
 type keywordIndex struct {
 	terms    map[string]int32 // term -> term id
 	postings [][]posting      // by term id, sorted by ent
-	arena    []int32          // the distinct term ids of each entry (entry.tOff, entry.tLen)
+	arena    []int32          // the distinct term ids of each entry (Entry.tOff, Entry.tLen)
 	live     int              // arena slots still referenced by an entry
 	docs     int              // records indexed (N)
 	totalLen int64            // sum of their lengths
 	scratch  []int32          // term ids of the document being indexed
 	buf      []byte
+	hint     int // expected records: sizes terms and arena once text arrives
 }
 
+// newKeywordIndex returns an index for about count records. Its tables are
+// sized on the first text, so that a store that indexes no text (it ranks
+// keywords elsewhere) pays nothing for them.
 func newKeywordIndex(count int) keywordIndex {
-	return keywordIndex{terms: make(map[string]int32, 1024+count/4), arena: make([]int32, 0, count*24)}
+	return keywordIndex{hint: count}
 }
 
 // textHash identifies a text so that a refresh that did not change it
@@ -75,10 +80,14 @@ var textSeed = maphash.MakeSeed()
 func textHash(b []byte) uint64 { return maphash.Bytes(textSeed, b) }
 
 // index adds the postings of e's text; e must not be indexed yet.
-func (k *keywordIndex) index(pos int, e *entry, text []byte) {
+func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 	k.scratch = k.scratch[:0]
 	length := 0
-	k.buf = eachTerm(text, k.buf, func(t []byte) {
+	if k.terms == nil && len(text) > 0 {
+		k.terms = make(map[string]int32, 1024+k.hint/4)
+		k.arena = make([]int32, 0, k.hint*24)
+	}
+	k.buf = EachTerm(text, k.buf, func(t []byte) {
 		t = t[:stem.Bytes(t)]
 		id, ok := k.terms[string(t)]
 		if !ok {
@@ -120,7 +129,7 @@ func (k *keywordIndex) index(pos int, e *entry, text []byte) {
 }
 
 // unindex removes e's postings.
-func (k *keywordIndex) unindex(pos int, e *entry) {
+func (k *keywordIndex) unindex(pos int, e *Entry) {
 	if !e.indexed {
 		return
 	}
@@ -138,7 +147,7 @@ func (k *keywordIndex) unindex(pos int, e *entry) {
 }
 
 // compact drops the arena slots of re-indexed entries once they dominate.
-func (idx *nsIndex) compact() {
+func (idx *Namespace[K]) compact() {
 	k := &idx.kw
 	if len(k.arena) < 1<<16 || k.live*2 > len(k.arena) {
 		return
@@ -161,9 +170,12 @@ type searchScratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 
-// keyword returns up to n entries matching c ranked by BM25 for the query
-// terms, after pruning the most common ones (see prune).
-func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
+// Keyword returns up to n entries passing c ranked by BM25 for the query
+// terms (see Terms), best first. The most common terms are dropped first
+// until the document frequencies of the remaining ones sum to at most
+// budget (the rarest term is always kept): they cost the most to score and
+// contribute the least.
+func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) []mnemo.Hit {
 	k := &idx.kw
 	if k.docs == 0 {
 		return nil
@@ -182,11 +194,11 @@ func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
 		return nil
 	}
 	// Prune: drop the most common terms until the postings to visit fit
-	// pruneBudget; the rarest term is always kept.
+	// the budget; the rarest term is always kept.
 	sort.SliceStable(qs, func(i, j int) bool { return qs[i].df < qs[j].df })
 	total := 0
 	for i, q := range qs {
-		if i > 0 && int64(total+q.df) > pruneBudget {
+		if i > 0 && int64(total+q.df) > budget {
 			qs = qs[:i]
 			break
 		}
@@ -208,7 +220,7 @@ func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
 	for _, q := range qs {
 		df := float64(q.df)
 		idf := math.Log(1 + (N-df+0.5)/(df+0.5))
-		if bm25FTS5IDF {
+		if BM25FTS5IDF {
 			idf = math.Max(math.Log((N-df+0.5)/(df+0.5)), 1e-6)
 		}
 		for _, p := range k.postings[q.id] {
@@ -224,7 +236,7 @@ func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
 	for _, i := range touched {
 		s := scores[i]
 		scores[i] = 0
-		if !c.matches(&idx.ents[i]) {
+		if !c.Matches(&idx.ents[i]) {
 			continue
 		}
 		x := kwScored{i, s}
@@ -239,7 +251,7 @@ func (idx *nsIndex) keyword(terms []string, c *cond, n int) []mnemo.Hit {
 	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
 	hits := make([]mnemo.Hit, len(h))
 	for i, x := range h {
-		hits[i] = mnemo.Hit{ID: idx.ents[x.i].id, Score: x.score}
+		hits[i] = mnemo.Hit{ID: idx.ents[x.i].ID, Score: x.score}
 	}
 	return hits
 }

@@ -1,4 +1,4 @@
-package sqlite
+package memindex
 
 import (
 	"github.com/mnemo-dev/mnemo/stem"
@@ -8,8 +8,8 @@ import (
 
 // Terms of the in-memory keyword index.
 //
-// eachTerm splits text into terms exactly as the FTS5 tokenizer of
-// records_fts (unicode61 remove_diacritics 2) does, so that the in-memory
+// EachTerm splits text into terms exactly as the FTS5 tokenizer of
+// records_fts of the SQLite store (unicode61 remove_diacritics 2) does, so that the in-memory
 // BM25 index and the FTS5 fallback see the same words:
 //
 //   - token characters are Unicode letters, numbers and private-use
@@ -71,10 +71,10 @@ func inRanges(rs [][2]rune, r rune) bool {
 	return false
 }
 
-// eachTerm calls fn with every term of text, in order, duplicates
+// EachTerm calls fn with every term of text, in order, duplicates
 // included. The byte slice is only valid during the call. A token made
 // only of dropped diacritics yields no term (FTS5 yields none either).
-func eachTerm(text []byte, buf []byte, fn func(term []byte)) []byte {
+func EachTerm(text []byte, buf []byte, fn func(term []byte)) []byte {
 	buf = buf[:0]
 	inTok := false
 	flush := func() {
@@ -122,18 +122,18 @@ func eachTerm(text []byte, buf []byte, fn func(term []byte)) []byte {
 	return buf
 }
 
-// keywordTerms turns the word tokens of a query (queryTokens: stopwords
-// already handled) into distinct index terms. A token usually yields one
+// Terms turns the word tokens of a query (stopwords already handled) into
+// at most maxTerms distinct index terms. A token usually yields one
 // term; one that FTS5 would split (marks of some scripts separate there)
 // yields its parts, which are then OR-ed like the other terms.
-func keywordTerms(tokens []string) []string {
+func Terms(tokens []string, maxTerms int) []string {
 	var out []string
 	seen := make(map[string]bool, len(tokens))
 	var buf []byte
 	for _, tok := range tokens {
-		buf = eachTerm([]byte(tok), buf, func(t []byte) {
+		buf = EachTerm([]byte(tok), buf, func(t []byte) {
 			t = t[:stem.Bytes(t)]
-			if !seen[string(t)] && len(out) < maxQueryTokens {
+			if !seen[string(t)] && len(out) < maxTerms {
 				w := string(t)
 				seen[w] = true
 				out = append(out, w)

@@ -1,7 +1,7 @@
 // Code generated from SQLite FTS5 (unicode61 remove_diacritics 2) by probing every BMP code point; DO NOT EDIT.
 // TestFoldMatchesFTS5 checks it against the linked SQLite.
 
-package sqlite
+package memindex
 
 // ftsFold maps the runes whose FTS5 fold differs from unicode.ToLower to their fold; 0 means the rune is a
 // diacritic that FTS5 keeps inside a token but removes.

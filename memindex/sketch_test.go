@@ -1,0 +1,96 @@
+package memindex
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+)
+
+// TestSketchSearchRecall checks that the sign-sketch prefilter finds
+// (almost) the same top 100 as the exact scan, on hashed embeddings of
+// varied text.
+func TestSketchSearchRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds 25,000 texts")
+	}
+	const n = 25000
+	rng := rand.New(rand.NewSource(7))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%d%c", i, 'a'+rune(i%26))
+	}
+	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
+	text := func() string {
+		var b strings.Builder
+		for k := 0; k < 8+rng.Intn(20); k++ {
+			b.WriteString(vocab[zipf.Uint64()])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = text()
+	}
+	vecs, err := embed.NewHash(384).Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := New[int64](n, 384)
+	for i, v := range vecs {
+		emb := make([]byte, 4*len(v))
+		for j, x := range v {
+			binary.LittleEndian.PutUint32(emb[4*j:], math.Float32bits(x))
+		}
+		idx.put(int64(i+1), Entry{ID: fmt.Sprintf("%08d", i), Layer: mnemo.LayerDomain, Kind: mnemo.KindFact,
+			Scope: "/", Created: 0, ValidFrom: math.MinInt64, ValidTo: math.MaxInt64}, emb)
+	}
+	idx.BuildSketches()
+	c := Compile(mnemo.Scope{Namespace: "x", Clearance: 1}, mnemo.Filter{}, time.Now())
+	queries := 40
+	total := 0.0
+	for qi := 0; qi < queries; qi++ {
+		qv, _ := embed.NewHash(384).Embed(context.Background(), []string{text()})
+		q := qv[0]
+		exact := make([]scored, 0, n)
+		for i := range idx.ents {
+			e := &idx.ents[i]
+			exact = append(exact, scored{i, dot(q, idx.vecs[e.off:e.off+e.dim])})
+		}
+		sort.Slice(exact, func(a, b int) bool { return exact[a].score > exact[b].score })
+		want := map[string]bool{}
+		for _, x := range exact[:100] {
+			want[idx.ents[x.i].ID] = true
+		}
+		got := idx.sketchSearch(q, c, 100)
+		if len(got) != 100 {
+			t.Fatalf("sketch search returned %d hits", len(got))
+		}
+		hit := 0
+		for _, h := range got {
+			if want[h.ID] {
+				hit++
+			}
+		}
+		total += float64(hit) / 100
+		for k := 1; k < len(got); k++ {
+			if got[k].Score > got[k-1].Score {
+				t.Fatal("hits out of order")
+			}
+		}
+	}
+	if r := total / float64(queries); r < 0.95 {
+		t.Fatalf("sketch recall of the exact top 100: %.3f, want >= 0.95", r)
+	} else {
+		t.Logf("sketch recall of the exact top 100: %.3f", r)
+	}
+}
