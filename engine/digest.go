@@ -94,9 +94,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		}
 	}
 	omitted := 0
-	var kept []mnemo.ScoredRecord
+	var dd dedup
 	for _, h := range order {
-		if duplicateOf(h, kept) {
+		if dd.dup(h) {
 			omitted++
 			continue
 		}
@@ -119,7 +119,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			continue
 		}
 		used += cost
-		kept = append(kept, h)
+		dd.add(h)
 		opened[sec] = true
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: entryBody(r), tokens: bodyTok})
 	}

@@ -39,15 +39,16 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]mnemo.ScoredRecord, 0, req.K)
+	var dd dedup
 	for _, h := range rk.hits {
-		if len(hits) == req.K {
+		if len(dd.kept) == req.K {
 			break
 		}
-		if !duplicateOf(h, hits) {
-			hits = append(hits, h)
+		if !dd.dup(h) {
+			dd.add(h)
 		}
 	}
+	hits := dd.kept
 	res := &mnemo.RecallResult{Intent: string(rk.intent), Preset: rk.preset.Name, Weights: rk.weights, Triage: rk.triage, Hits: make([]mnemo.RecallHit, len(hits))}
 	for i, h := range hits {
 		r := h.Record
@@ -257,19 +258,50 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 // same thing; the better-ranked one is kept.
 const nearDuplicate = 0.97
 
-// duplicateOf reports whether h is a near-duplicate of one of kept: almost
-// the same vector and, by the write path's rule (IsDuplicate), the same
-// content words — at least three shared keywords, so two short remarks
-// such as "Thanks!" are never merged away. Callers check candidates lazily,
-// in rank order, against what they have already kept, so the cost is
-// candidates × kept rather than candidates².
-func duplicateOf(h mnemo.ScoredRecord, kept []mnemo.ScoredRecord) bool {
+// dedup remembers the records kept so far and tells whether a candidate is
+// a near-duplicate of one of them: almost the same vector and, by the write
+// path's rule (IsDuplicate), the same content words — at least three shared
+// keywords, so two short remarks such as "Thanks!" are never merged away.
+// Callers check candidates lazily, in rank order, against what they have
+// already kept, so the cost is candidates × kept rather than candidates².
+// The first prefixDims dimensions of every kept vector sit in one
+// contiguous slice: almost every pair is told apart by them alone, without
+// touching the scattered full vectors.
+type dedup struct {
+	kept   []mnemo.ScoredRecord
+	prefix []float32
+}
+
+const prefixDims = 16
+
+// add records h as kept.
+func (d *dedup) add(h mnemo.ScoredRecord) {
+	d.kept = append(d.kept, h)
+	var p [prefixDims]float32
+	copy(p[:], h.Record.Embedding)
+	d.prefix = append(d.prefix, p[:]...)
+}
+
+// dup reports whether h is a near-duplicate of a kept record.
+func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 	e := h.Record.Embedding
 	if len(e) == 0 {
 		return false
 	}
+	const limit = 2 * (1 - nearDuplicate)
+	var head [prefixDims]float32
+	copy(head[:], e)
 	var kw map[string]struct{}
-	for _, k := range kept {
+	for i, k := range d.kept {
+		p := d.prefix[i*prefixDims : (i+1)*prefixDims]
+		var dist float32
+		for j, x := range head {
+			y := x - p[j]
+			dist += y * y
+		}
+		if dist > limit {
+			continue
+		}
 		if ke := k.Record.Embedding; len(ke) == len(e) && closeVectors(e, ke) {
 			if kw == nil {
 				kw = keywords(h.Record.Text)
