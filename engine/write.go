@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -117,9 +119,27 @@ func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
 func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
 	texts := make([]string, len(recs))
 	for i, r := range recs {
-		r.Tokens = s.count(entryBody(r))
 		texts[i] = embedText(r)
 	}
+	// Exact token counts are the costliest part of a write (a BPE pass over
+	// the rendered entry): large batches spread them over the cores.
+	workers := 1
+	if len(recs) >= 64 {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	var wg sync.WaitGroup
+	chunk := (len(recs) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range recs[lo:hi] {
+				r.Tokens = s.count(entryBody(r))
+			}
+		}()
+	}
+	wg.Wait()
 	const batch = 256
 	for i := 0; i < len(texts); i += batch {
 		j := min(i+batch, len(texts))
