@@ -224,11 +224,11 @@ func (idx *Namespace[K]) sketchSearch(q []float32, c *Cond, n int) []mnemo.Hit {
 }
 
 // sketchPool is how many sketch-nearest candidates are rescored for a top n.
-func sketchPool(n, size int) int { return max(8*n, size/64) }
+func sketchPool(n, size int) int { return max(5*n, size/100) }
 
 // sketchRounds is how many independent random rotations a sketch holds:
 // more bits rank candidates better, so fewer need rescoring.
-const sketchRounds = 2
+const sketchRounds = 3
 
 // sketchWords is the number of 64-bit words of the sketch of a
 // dim-dimensional vector: dim rounded up to a power of two, in bits, for
