@@ -65,7 +65,10 @@ core=$(go list . ./score/... ./engine/... ./sqlite/... ./storetest/... ./embed/.
 go test -race -count=1 $core
 
 echo "test: mnemo bench perf --quick (the performance suite's smoke run)"
-go run ./cmd/mnemo bench perf --quick > /dev/null
+if ! out=$(go run ./cmd/mnemo bench perf --quick 2>&1); then
+	echo "$out" >&2
+	exit 1
+fi
 
 echo "test: all packages"
 go test -count=1 ./...

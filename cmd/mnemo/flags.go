@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -106,4 +107,31 @@ func setFilter(f *mnemo.Filter, k, v string) error {
 		return mnemo.Errorf(mnemo.EINVALID, "unknown filter key %q (want layer, kind, scope, component, mission, tag, criticality, since, until, as_of or outcome)", k)
 	}
 	return nil
+}
+
+// filterFlags are the filter flags of recall and list: --layer and --kind
+// (repeatable) and any --filter KEY=VALUE.
+type filterFlags struct {
+	layers, kinds, filters stringList
+}
+
+func (ff *filterFlags) register(fs *flag.FlagSet) {
+	fs.Var(&ff.layers, "layer", "only this layer (repeatable)")
+	fs.Var(&ff.kinds, "kind", "only this kind (repeatable)")
+	fs.Var(&ff.filters, "filter", "KEY=VALUE filter (repeatable; see digest -h)")
+}
+
+// filter builds the Filter the flags describe.
+func (ff *filterFlags) filter() (mnemo.Filter, error) {
+	f, err := parseFilters(ff.filters)
+	if err != nil {
+		return f, err
+	}
+	for _, l := range ff.layers {
+		f.Layers = append(f.Layers, mnemo.Layer(l))
+	}
+	for _, k := range ff.kinds {
+		f.Kinds = append(f.Kinds, mnemo.Kind(k))
+	}
+	return f, nil
 }

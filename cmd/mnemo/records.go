@@ -129,10 +129,8 @@ func cmdRemember(ctx context.Context, a *app, args []string) error {
 func cmdRecall(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
 	k := fs.Int("k", 10, "number of hits")
-	var layers, kinds, filters stringList
-	fs.Var(&layers, "layer", "only this layer (repeatable)")
-	fs.Var(&kinds, "kind", "only this kind (repeatable)")
-	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable; see digest -h)")
+	var ff filterFlags
+	ff.register(fs)
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	pos, err := a.parseFlags(fs, args)
@@ -142,15 +140,9 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one QUERY argument")
 	}
-	f, err := parseFilters(filters)
+	f, err := ff.filter()
 	if err != nil {
 		return err
-	}
-	for _, l := range layers {
-		f.Layers = append(f.Layers, mnemo.Layer(l))
-	}
-	for _, k := range kinds {
-		f.Kinds = append(f.Kinds, mnemo.Kind(k))
 	}
 	b, err := a.backend(ctx)
 	if err != nil {
@@ -431,10 +423,8 @@ func cmdHistory(ctx context.Context, a *app, args []string) error {
 
 func cmdList(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	var layers, kinds, filters stringList
-	fs.Var(&layers, "layer", "only this layer (repeatable)")
-	fs.Var(&kinds, "kind", "only this kind (repeatable)")
-	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable; see digest -h)")
+	var ff filterFlags
+	ff.register(fs)
 	limit := fs.Int("limit", 100, "page size")
 	after := fs.String("after", "", "continue after this id (the last of the previous page)")
 	all := fs.Bool("all", false, "include forgotten and superseded records")
@@ -445,15 +435,9 @@ func cmdList(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("list takes no arguments")
 	}
-	f, err := parseFilters(filters)
+	f, err := ff.filter()
 	if err != nil {
 		return err
-	}
-	for _, l := range layers {
-		f.Layers = append(f.Layers, mnemo.Layer(l))
-	}
-	for _, k := range kinds {
-		f.Kinds = append(f.Kinds, mnemo.Kind(k))
 	}
 	b, err := a.backend(ctx)
 	if err != nil {
