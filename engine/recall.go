@@ -259,7 +259,8 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 const nearDuplicate = 0.97
 
 // dedup remembers the records kept so far and tells whether a candidate is
-// a near-duplicate of one of them: almost the same vector and, by the write
+// a near-duplicate of one of them: of the same layer and kind (as the write
+// path's merge requires), almost the same vector and, by the write
 // path's rule (IsDuplicate), the same content words — at least three shared
 // keywords, so two short remarks such as "Thanks!" are never merged away.
 // Callers check candidates lazily, in rank order, against what they have
@@ -272,7 +273,7 @@ type dedup struct {
 	prefix []float32
 }
 
-const prefixDims = 16
+const prefixDims = 64
 
 // add records h as kept.
 func (d *dedup) add(h mnemo.ScoredRecord) {
@@ -293,6 +294,9 @@ func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 	copy(head[:], e)
 	var kw map[string]struct{}
 	for i, k := range d.kept {
+		if k.Record.Kind != h.Record.Kind || k.Record.Layer != h.Record.Layer {
+			continue // near-duplicates are told apart within a layer and kind
+		}
 		p := d.prefix[i*prefixDims : (i+1)*prefixDims]
 		var dist float32
 		for j, x := range head {
