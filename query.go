@@ -29,16 +29,21 @@ var factorOrder = []string{FactorSemantic, FactorKeyword, FactorRecency, FactorI
 
 // MarshalJSON writes the factors as a JSON object in a fixed key order.
 func (f Factors) MarshalJSON() ([]byte, error) {
+	return f.appendJSON(make([]byte, 0, 24*len(f)+2)), nil
+}
+
+func (f Factors) appendJSON(b []byte) []byte {
 	if f == nil {
-		return []byte("null"), nil
+		return append(b, "null"...)
 	}
-	b := make([]byte, 0, 24*len(f)+2)
 	b = append(b, '{')
+	first := true
 	put := func(k string, v float64) {
-		if len(b) > 1 {
+		if !first {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, k)
+		first = false
+		b = appendJSONString(b, k)
 		b = append(b, ':')
 		b = appendFloat(b, v)
 	}
@@ -61,7 +66,7 @@ func (f Factors) MarshalJSON() ([]byte, error) {
 			put(k, f[k])
 		}
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // appendFloat formats v as encoding/json does.
