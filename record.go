@@ -406,3 +406,35 @@ func (n NewRecord) Record() *Record {
 	}
 	return r
 }
+
+// SearchText returns what keyword search indexes for the record: its text,
+// then the words of its structured body.
+func (r *Record) SearchText() string {
+	return r.Text + BodyText(r.Decision, r.Correction)
+}
+
+// BodyText returns the searchable words of a structured body, each part on
+// its own line after a leading newline ("" without a body): a decision's
+// title, decision, context, principle, consequences, status and rejected
+// options with their reasons; a correction's class, category, component and
+// summary.
+func BodyText(d *Decision, c *Correction) string {
+	var parts []string
+	if d != nil {
+		parts = append(parts, d.Title, d.Decision, d.Context, d.Principle, d.Consequences, d.Status)
+		for _, a := range d.Alternatives {
+			parts = append(parts, a.Option, a.Reason)
+		}
+	}
+	if c != nil {
+		parts = append(parts, c.Class, c.Category, c.Component, c.Summary)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			b.WriteByte('\n')
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}

@@ -554,3 +554,17 @@ func TestNearDuplicatesDropped(t *testing.T) {
 		t.Fatalf("short identical remarks: %d recalled, want 2", thanks)
 	}
 }
+
+func TestDecisionBodyIsSearchable(t *testing.T) {
+	f := open(t, "", nil)
+	f.remember(t, "",
+		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "We notify the DPO first, then legal",
+			Decision: &mnemo.Decision{Title: "Breach escalation order", Principle: "regulators before lawyers",
+				Alternatives: []mnemo.Alternative{{Option: "Legal first", Reason: "slower"}}}},
+		mnemo.NewRecord{Text: "The cafeteria opens at eight"},
+	)
+	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: "breach escalation", K: 1})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Kind != mnemo.KindDecision || res.Hits[0].Factors["keyword"] == 0 {
+		t.Fatalf("the decision's title is not searchable: %+v %v", res, err)
+	}
+}

@@ -364,7 +364,7 @@ func insertArgs(recs []*mnemo.Record, snapshots [][]byte) []any {
 		for i, v := range recordValues(r) {
 			cols[i][j] = v
 		}
-		words[j] = docWords(r.Text)
+		words[j] = docWords(r.SearchText())
 		snaps[j] = string(snapshots[j])
 	}
 	args := make([]any, 0, len(cols)+2)
@@ -432,7 +432,7 @@ func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor str
 		action = "update"
 	}
 	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		args := append(recordValues(rec)[2:], docWords(rec.Text), seq, rec.ID, rec.Namespace)
+		args := append(recordValues(rec)[2:], docWords(rec.SearchText()), seq, rec.ID, rec.Namespace)
 		tag, err := tx.Exec(ctx, updateSQL, args...)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
@@ -24,7 +25,7 @@ func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[i
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, outcome, tags,
-	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text`
+	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body`
 
 // dbSeq reads the change counter.
 func (s *Store) dbSeq(ctx context.Context, q interface {
@@ -175,10 +176,21 @@ func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb,
 		created, from, to sql.NullInt64
 		layer, kind       string
 	)
+	var bodyJSON sql.RawBytes
 	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Outcome,
-		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text)
+		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON)
 	if err != nil {
 		return err
+	}
+	if len(bodyJSON) > 0 {
+		// Keyword search also sees the structured body (mnemo.Record.SearchText).
+		var b body
+		if err := json.Unmarshal(bodyJSON, &b); err != nil {
+			return fmt.Errorf("decode body of %s: %w", e.ID, err)
+		}
+		if extra := mnemo.BodyText(b.Decision, b.Correction); extra != "" {
+			*text = append(append(sql.RawBytes(nil), *text...), extra...)
+		}
 	}
 	e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
 	if e.Tags, err = decodeStrings(tags); err != nil {
