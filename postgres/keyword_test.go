@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"github.com/mnemo-dev/mnemo/memindex"
 	"strings"
 	"testing"
 )
@@ -32,8 +33,8 @@ func TestQueryTokens(t *testing.T) {
 	for i := range 100 {
 		many = append(many, "w"+strings.Repeat("q", i%50)+string(rune('a'+i%26)))
 	}
-	if n := len(queryTokens(strings.Join(many, " "))); n != maxQueryTokens {
-		t.Errorf("kept %d tokens, want %d", n, maxQueryTokens)
+	if n := len(queryTokens(strings.Join(many, " "))); n != memindex.MaxQueryTokens {
+		t.Errorf("kept %d tokens, want %d", n, memindex.MaxQueryTokens)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -94,74 +92,15 @@ func tsquery(w *where, tokens []string) string {
 	return "(" + strings.Join(parts, " || ") + ")"
 }
 
-// maxQueryTokens caps the terms of a keyword query.
-const maxQueryTokens = 32
-
-// maxTokenRunes drops absurdly long "words" (no real word is that long);
-// they are neither indexed nor searched.
-const maxTokenRunes = 64
-
 // maxDocWords caps the bytes of a record's indexed words, well under the
 // 1 MB limit of a tsvector.
 const maxDocWords = 256 << 10
-
-// stopwords are dropped from keyword queries unless nothing else remains.
-var stopwords = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(`
-		a an and are as at be but by did do does for from had has have how i if in into is it its
-		me my no not of on or our so than that the their them then there these they this to was
-		we were what when where which who why will with you your
-		а без би бы в во вот все всё да для до же за и из или к как ли мне мы на над не нет ни но
-		о об от по при с со так то ты у что чтобы это я его её ее он она они
-		і й та але або чи що як це ми ви від із з ще якщо який яка які де коли`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// words calls fn with each word token of s: a run of Unicode letters,
-// digits and marks (a mark only after another character), lower-cased;
-// tokens longer than maxTokenRunes are skipped. fn returns false to stop.
-func words(s string, fn func(w string) bool) {
-	var b strings.Builder
-	runes := 0
-	flush := func() bool {
-		if b.Len() == 0 {
-			return true
-		}
-		w := strings.ToLower(b.String())
-		b.Reset()
-		long := runes > maxTokenRunes
-		runes = 0
-		if long {
-			return true
-		}
-		return fn(w)
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) ||
-			(b.Len() > 0 && unicode.IsMark(r))) {
-			if runes <= maxTokenRunes {
-				b.WriteRune(r)
-			}
-			runes++
-			continue
-		}
-		if !flush() {
-			return
-		}
-	}
-	flush()
-}
 
 // docWords returns the word tokens of a record's text joined by spaces:
 // what the fts column indexes.
 func docWords(text string) string {
 	var b strings.Builder
-	words(text, func(w string) bool {
+	memindex.Words(text, func(w string) bool {
 		w = stem.Word(stem.Fold(w))
 		if b.Len()+len(w)+1 > maxDocWords {
 			return false
@@ -175,29 +114,10 @@ func docWords(text string) string {
 	return b.String()
 }
 
-// queryTokens extracts the word tokens of any text, de-duplicated.
-// Stopwords are dropped unless only stopwords remain; at most
-// maxQueryTokens are kept.
+// queryTokens returns the query's word tokens (memindex.QueryTokens) as
+// folded stems.
 func queryTokens(q string) []string {
-	var out, stops []string
-	seen := make(map[string]bool)
-	words(q, func(w string) bool {
-		if seen[w] {
-			return true
-		}
-		seen[w] = true
-		if stopwords[w] {
-			if len(stops) < maxQueryTokens {
-				stops = append(stops, w)
-			}
-			return true
-		}
-		out = append(out, w)
-		return len(out) < maxQueryTokens
-	})
-	if len(out) == 0 {
-		out = stops
-	}
+	out := memindex.QueryTokens(q)
 	// The fts column holds folded stems (docWords): so must the query.
 	stems := out[:0:0]
 	seenStem := make(map[string]bool, len(out))

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -127,25 +125,7 @@ func (s *Store) FloorQuery(ctx context.Context, namespace, query string, n int) 
 }
 
 // maxQueryTokens caps the terms of a keyword query.
-const maxQueryTokens = 32
-
-// maxTokenRunes drops absurdly long "words" (no real word is that long).
-const maxTokenRunes = 64
-
-// stopwords are dropped from keyword queries unless nothing else remains.
-var stopwords = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(`
-		a an and are as at be but by did do does for from had has have how i if in into is it its
-		me my no not of on or our so than that the their them then there these they this to was
-		we were what when where which who why will with you your
-		а без би бы в во вот все всё да для до же за и из или к как ли мне мы на над не нет ни но
-		о об от по при с со так то ты у что чтобы это я его её ее он она они
-		і й та але або чи що як це ми ви від із з ще якщо який яка які де коли`) {
-		m[w] = true
-	}
-	return m
-}()
+const maxQueryTokens = memindex.MaxQueryTokens
 
 // matchExpr turns any text into a safe FTS5 MATCH expression: the word
 // tokens of queryTokens, each double-quoted, OR-ed together. It returns ""
@@ -206,55 +186,8 @@ func (s *Store) prune(ctx context.Context, tokens []string) ([]string, error) {
 	return kept, nil
 }
 
-// queryTokens extracts the word tokens of any text (runs of Unicode
-// letters, digits and marks), lower-cased and de-duplicated. Stopwords are
-// dropped unless only stopwords remain; at most maxQueryTokens are kept.
-func queryTokens(q string) []string {
-	var words, stops []string
-	seen := make(map[string]bool)
-	var b strings.Builder
-	runes := 0
-	flush := func() {
-		if b.Len() == 0 {
-			return
-		}
-		w := strings.ToLower(b.String())
-		b.Reset()
-		long := runes > maxTokenRunes
-		runes = 0
-		if long || seen[w] {
-			return
-		}
-		seen[w] = true
-		if stopwords[w] {
-			if len(stops) < maxQueryTokens {
-				stops = append(stops, w)
-			}
-			return
-		}
-		words = append(words, w)
-	}
-	for i := 0; i < len(q) && len(words) < maxQueryTokens; {
-		r, size := utf8.DecodeRuneInString(q[i:])
-		i += size
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) ||
-			(b.Len() > 0 && unicode.IsMark(r))) {
-			if runes <= maxTokenRunes {
-				b.WriteRune(r)
-			}
-			runes++
-			continue
-		}
-		flush()
-	}
-	if len(words) < maxQueryTokens {
-		flush()
-	}
-	if len(words) == 0 {
-		words = stops
-	}
-	return words
-}
+// queryTokens extracts the word tokens of any text (memindex.QueryTokens).
+func queryTokens(q string) []string { return memindex.QueryTokens(q) }
 
 // Vector returns up to n live ids of the namespace ranked by cosine
 // similarity to v. Records without a vector of v's dimension are skipped.
