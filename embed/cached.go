@@ -108,3 +108,18 @@ func (c *Cached) Len() int {
 func clone(v []float32) []float32 {
 	return append([]float32(nil), v...)
 }
+
+// EmbedWeighted passes through to the wrapped embedder when it weighs query
+// words; it is not cached, since the weights change with the data.
+func (c *Cached) EmbedWeighted(ctx context.Context, text string, weight func(stem string) float64) ([]float32, error) {
+	if w, ok := c.e.(interface {
+		EmbedWeighted(context.Context, string, func(string) float64) ([]float32, error)
+	}); ok {
+		return w.EmbedWeighted(ctx, text, weight)
+	}
+	vecs, err := c.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}

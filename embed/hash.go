@@ -125,10 +125,15 @@ type scratch struct {
 	used []int32
 
 	prev uint64 // stem key of the previous content word, 0 at the start
+
+	// weight, when set, scales the features of each word by the weight of
+	// its stem (EmbedWeighted); scale is the current word's, 1 otherwise.
+	weight func(stem string) float64
+	scale  float32
 }
 
 func newScratch() *scratch {
-	s := &scratch{word: make([]rune, 0, 32), pad: make([]rune, 0, 34)}
+	s := &scratch{word: make([]rune, 0, 32), pad: make([]rune, 0, 34), scale: 1}
 	s.resize(1024)
 	return s
 }
@@ -146,6 +151,7 @@ func (s *scratch) resize(n int) {
 
 // add counts one occurrence of feature key with weight w.
 func (s *scratch) add(key uint64, w float32) {
+	w *= s.scale
 	if 2*(len(s.used)+1) > len(s.keys) {
 		s.resize(2 * len(s.keys))
 	}
@@ -231,6 +237,10 @@ func (s *scratch) flushWord() {
 		s.add(ks, weightStop)
 		return
 	}
+	if s.weight != nil {
+		s.scale = float32(s.weight(string(w[:n])))
+		defer func() { s.scale = 1 }()
+	}
 	s.add(ks, weightStem)
 	s.add(featureKey(classWord, w), weightWord)
 	if s.prev != 0 {
@@ -300,4 +310,18 @@ func mix(h uint64) uint64 {
 		h = 1
 	}
 	return h
+}
+
+// EmbedWeighted embeds one query text with each word's features scaled by
+// weight(stem) (the word's folded stem): a keyword index's inverse document
+// frequencies make the hashed features weigh rare words as BM25 does.
+func (h *Hash) EmbedWeighted(ctx context.Context, text string, weight func(stem string) float64) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := newScratch()
+	s.weight = weight
+	v := make([]float32, h.dim)
+	s.embed(text, v)
+	return v, nil
 }

@@ -269,3 +269,35 @@ func BenchmarkHashBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "texts/s")
 }
+
+func TestEmbedWeighted(t *testing.T) {
+	ctx := context.Background()
+	h := NewHash(256)
+	plain, _ := h.Embed(ctx, []string{"alpha reactor"})
+	same, err := h.EmbedWeighted(ctx, "alpha reactor", func(string) float64 { return 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plain[0] {
+		if plain[0][i] != same[i] {
+			t.Fatal("weight 1 must give the plain embedding")
+		}
+	}
+	alone, _ := h.Embed(ctx, []string{"alpha"})
+	muted, _ := h.EmbedWeighted(ctx, "alpha reactor", func(stem string) float64 {
+		if stem == "reactor" {
+			return 0
+		}
+		return 1
+	})
+	for i := range alone[0] {
+		if d := alone[0][i] - muted[i]; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("a word of weight 0 still shows: dim %d %v vs %v", i, muted[i], alone[0][i])
+		}
+	}
+	c := NewCached(h, 8).(*Cached)
+	viaCache, _ := c.EmbedWeighted(ctx, "alpha reactor", func(string) float64 { return 1 })
+	if viaCache[0] != plain[0][0] {
+		t.Fatal("the cache does not pass weights through")
+	}
+}

@@ -102,11 +102,10 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 	w := p.ForIntent(intent)
 	rk := &ranking{intent: intent, preset: p, weights: w.Map()}
 
-	vecs, err := s.emb.Embed(ctx, []string{query})
+	qv, err := s.embedQuery(ctx, sc.Namespace, query)
 	if err != nil {
 		return nil, err
 	}
-	qv := vecs[0]
 
 	var (
 		wg            sync.WaitGroup
@@ -378,4 +377,43 @@ func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnem
 		l.Scores[i] = h.Score
 	}
 	s.enqueue(l)
+}
+
+// idfSource is a Store that knows the inverse document frequencies of its
+// keyword index.
+type idfSource interface {
+	IDF(ctx context.Context, namespace, text string) (map[string]float64, float64, error)
+}
+
+// weightedEmbedder is an Embedder that can weigh a query's words.
+type weightedEmbedder interface {
+	EmbedWeighted(ctx context.Context, text string, weight func(stem string) float64) ([]float32, error)
+}
+
+// embedQuery embeds a query. When the embedder weighs words (the hash
+// embedder) and the store knows its terms' IDF, each word weighs its IDF
+// relative to an unseen term's, so that, as in BM25, a rare word counts for
+// more than a common one in the semantic channel too.
+func (s *Service) embedQuery(ctx context.Context, ns, query string) ([]float32, error) {
+	we, ok1 := s.emb.(weightedEmbedder)
+	src, ok2 := s.store.(idfSource)
+	if ok1 && ok2 {
+		idf, unseen, err := src.IDF(ctx, ns, query)
+		if err != nil {
+			return nil, err
+		}
+		if unseen > 0 {
+			return we.EmbedWeighted(ctx, query, func(stem string) float64 {
+				if v, ok := idf[stem]; ok {
+					return v / unseen
+				}
+				return 1
+			})
+		}
+	}
+	vecs, err := s.emb.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
 }

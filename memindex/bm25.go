@@ -283,3 +283,20 @@ func (h *kwHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// IDF returns the inverse document frequency of each term of terms that the
+// namespace holds, ln(1 + (N − n + 0.5)/(n + 0.5)) as in Keyword, and the
+// IDF a term held by no record would have.
+func (n *Namespace[K]) IDF(terms []string) (map[string]float64, float64) {
+	k := &n.kw
+	N := float64(k.docs)
+	out := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		df := 0.0
+		if id, ok := k.terms[t]; ok {
+			df = float64(len(k.postings[id]))
+		}
+		out[t] = math.Log(1 + (N-df+0.5)/(df+0.5))
+	}
+	return out, math.Log(1 + (N+0.5)/0.5)
+}

@@ -66,3 +66,27 @@ func TestSketchBuiltInBackground(t *testing.T) {
 		t.Fatalf("sketch answer differs from the exact scan: %d of 20 shared, top %s", same, got[0].ID)
 	}
 }
+
+func TestIDF(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir()+"/m.db", Options{})
+	now := time.Now()
+	var recs []*mnemo.Record
+	for i := range 20 {
+		text := fmt.Sprintf("the relay link report %d", i)
+		if i == 7 {
+			text += " mentions a kestrel"
+		}
+		recs = append(recs, textRecord("idf", fmt.Sprintf("r%02d", i), text, now))
+	}
+	if _, err := s.Insert(ctx, recs, "create", ""); err != nil {
+		t.Fatal(err)
+	}
+	idf, unseen, err := s.IDF(ctx, "idf", "relay kestrel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(idf["relay"] < idf["kestrel"] && idf["kestrel"] < unseen) {
+		t.Fatalf("idf relay %v, kestrel %v, unseen %v", idf["relay"], idf["kestrel"], unseen)
+	}
+}
