@@ -371,11 +371,11 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		scores[MethodBM25] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
 
 		// vector
-		vecs, err := emb.Embed(ctx, []string{q.Text})
+		qv, err := svc.EmbedQuery(ctx, ns, q.Text) // the engine's query embedding
 		if err != nil {
 			return fmt.Errorf("bench: embed %q: %w", q.Text, err)
 		}
-		vh, err := store.Vector(ctx, sc, vecs[0], mnemo.Filter{}, opt.Depth)
+		vh, err := store.Vector(ctx, sc, qv, mnemo.Filter{}, opt.Depth)
 		if err != nil {
 			return fmt.Errorf("bench: %s: vector %q: %w", c.ID, q.Text, err)
 		}

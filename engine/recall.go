@@ -102,7 +102,7 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 	w := p.ForIntent(intent)
 	rk := &ranking{intent: intent, preset: p, weights: w.Map()}
 
-	qv, err := s.embedQuery(ctx, sc.Namespace, query)
+	qv, err := s.EmbedQuery(ctx, sc.Namespace, query)
 	if err != nil {
 		return nil, err
 	}
@@ -390,11 +390,11 @@ type weightedEmbedder interface {
 	EmbedWeighted(ctx context.Context, text string, weight func(stem string) float64) ([]float32, error)
 }
 
-// embedQuery embeds a query. When the embedder weighs words (the hash
+// EmbedQuery embeds a query as recall and digest do. When the embedder weighs words (the hash
 // embedder) and the store knows its terms' IDF, each word weighs its IDF
 // relative to an unseen term's, so that, as in BM25, a rare word counts for
 // more than a common one in the semantic channel too.
-func (s *Service) embedQuery(ctx context.Context, ns, query string) ([]float32, error) {
+func (s *Service) EmbedQuery(ctx context.Context, ns, query string) ([]float32, error) {
 	we, ok1 := s.emb.(weightedEmbedder)
 	src, ok2 := s.store.(idfSource)
 	if ok1 && ok2 {
