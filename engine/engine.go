@@ -354,3 +354,25 @@ func (r *rateTracker) trim(ns string, t time.Time) []time.Time {
 	r.events[ns] = ev
 	return ev
 }
+
+// Warm loads the in-memory indexes of every namespace of a store that keeps
+// them (both built-in stores do), so that a server's first queries do not
+// pay for it. It returns how many namespaces it loaded.
+func (s *Service) Warm(ctx context.Context) (int, error) {
+	w, ok := s.store.(interface {
+		Warm(ctx context.Context, namespace string) error
+	})
+	if !ok {
+		return 0, nil
+	}
+	nss, err := s.store.Namespaces(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i, ns := range nss {
+		if err := w.Warm(ctx, ns); err != nil {
+			return i, err
+		}
+	}
+	return len(nss), nil
+}

@@ -568,3 +568,13 @@ func TestDecisionBodyIsSearchable(t *testing.T) {
 		t.Fatalf("the decision's title is not searchable: %+v %v", res, err)
 	}
 }
+
+func TestWarm(t *testing.T) {
+	f := open(t, "", nil)
+	f.remember(t, "a", mnemo.NewRecord{Text: "one"})
+	f.remember(t, "b", mnemo.NewRecord{Text: "two"})
+	n, err := f.svc.Warm(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("warm: %d %v", n, err)
+	}
+}

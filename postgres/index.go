@@ -128,3 +128,12 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 	}
 	return rows.Err()
 }
+
+// Warm loads the in-memory index of a namespace ahead of its first search.
+func (s *Store) Warm(ctx context.Context, namespace string) error {
+	if _, err := s.acquire(ctx, namespace); err != nil {
+		return fmt.Errorf("postgres: warm: %w", err)
+	}
+	s.idx.mu.RUnlock()
+	return nil
+}

@@ -206,3 +206,12 @@ func nullInt(n sql.NullInt64) *int64 {
 	}
 	return &n.Int64
 }
+
+// Warm loads the in-memory index of a namespace ahead of its first search.
+func (s *Store) Warm(ctx context.Context, namespace string) error {
+	if _, err := s.acquire(ctx, namespace); err != nil {
+		return fmt.Errorf("sqlite: warm: %w", err)
+	}
+	s.idx.mu.RUnlock()
+	return nil
+}

@@ -105,6 +105,17 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
 	}
 	log.Info("database", "path", a.dbLabel)
+	go func() {
+		// Load the namespaces' in-memory indexes now rather than on their
+		// first queries; the server answers meanwhile.
+		start := time.Now()
+		n, err := svc.Warm(ctx)
+		if err != nil {
+			log.Warn("index warm-up stopped", "namespaces", n, "err", err)
+			return
+		}
+		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
+	}()
 	return srv.Run(ctx, ln)
 }
 
