@@ -111,14 +111,15 @@ commands:`)
 	}
 	fmt.Fprintln(w, `
 global flags (also accepted after the command):
-  --db PATH          database file (env MNEMO_DB; default ~/.local/share/mnemo/mnemo.db)
+  --db PATH|URL      database file, or a postgres:// URL (env MNEMO_DB; default ~/.local/share/mnemo/mnemo.db)
   --namespace NS     namespace (env MNEMO_NAMESPACE; default "default")
   --json             machine-readable output
   --server URL       use a mnemo server instead of the database file (env MNEMO_SERVER)
   --api-key KEY      API key for --server (env MNEMO_API_KEY)
 
 environment: MNEMO_EMBEDDER (hash|openai), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
-MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES.
+MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES,
+MNEMO_TRIAGE_CAPACITY, MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
 Run 'mnemo <command> -h' for a command's flags.`)
 }
 
