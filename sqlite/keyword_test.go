@@ -39,36 +39,15 @@ func TestMatchExpr(t *testing.T) {
 	}
 }
 
-// FuzzKeyword checks that no query text makes Keyword fail. Its seed corpus
-// (storetest.HostileQueries) runs with every go test.
+// FuzzKeyword checks that no query text makes Keyword or FloorQuery fail.
+// Its seed corpus (storetest.HostileQueries) runs with every go test.
 func FuzzKeyword(f *testing.F) {
-	for _, q := range storetest.HostileQueries {
-		f.Add(q)
-	}
-	ctx := context.Background()
-	s, err := Open(ctx, Options{Path: filepath.Join(f.TempDir(), "fuzz.db")})
+	s, err := Open(context.Background(), Options{Path: filepath.Join(f.TempDir(), "fuzz.db")})
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer s.Close()
-	now := time.Now()
-	var recs []*mnemo.Record
-	for _, text := range []string{"alpha beta gamma", "Київ і Москва", "café naïve", "NEAR AND OR NOT text"} {
-		r := &mnemo.Record{ID: text, Namespace: "fz", Kind: mnemo.KindFact, Text: text}
-		r.Normalize(now)
-		recs = append(recs, r)
-	}
-	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, q string) {
-		if _, err := s.Keyword(ctx, mnemo.Scope{Namespace: "fz"}, q, mnemo.Filter{}, 10); err != nil {
-			t.Fatalf("Keyword(%q): %v", q, err)
-		}
-		if _, err := s.FloorQuery(ctx, "fz", q, 10); err != nil {
-			t.Fatalf("FloorQuery(%q): %v", q, err)
-		}
-	})
+	storetest.FuzzKeyword(f, s, s.FloorQuery)
 }
 
 func TestPrune(t *testing.T) {

@@ -204,3 +204,33 @@ func BenchVector(b *testing.B, s mnemo.Store) {
 	}
 	ReportLatency(b, lat)
 }
+
+// FuzzKeyword checks that no query text makes s.Keyword, or floor (the
+// store's bare full-text query) when set, fail. A store's Fuzz function
+// calls it with a new store; the seed corpus is HostileQueries.
+func FuzzKeyword(f *testing.F, s mnemo.Store, floor func(ctx context.Context, ns, query string, n int) ([]mnemo.Hit, error)) {
+	for _, q := range HostileQueries {
+		f.Add(q)
+	}
+	ctx := context.Background()
+	now := time.Now()
+	var recs []*mnemo.Record
+	for _, text := range []string{"alpha beta gamma", "Київ і Москва", "café naïve", "NEAR AND OR NOT text"} {
+		r := &mnemo.Record{ID: text, Namespace: "fz", Kind: mnemo.KindFact, Text: text}
+		r.Normalize(now)
+		recs = append(recs, r)
+	}
+	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if _, err := s.Keyword(ctx, mnemo.Scope{Namespace: "fz"}, q, mnemo.Filter{}, 10); err != nil {
+			t.Fatalf("Keyword(%q): %v", q, err)
+		}
+		if floor != nil {
+			if _, err := floor(ctx, "fz", q, 10); err != nil {
+				t.Fatalf("floor query (%q): %v", q, err)
+			}
+		}
+	})
+}
