@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/mcpserver"
 	"io"
 	"os"
 	"os/exec"
@@ -12,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -84,66 +83,13 @@ func PeerInstalled(dir string) bool {
 	return err == nil
 }
 
-// mcpClient is one MCP session with a server over stdio.
-type mcpClient struct {
-	name string
-	cs   *mcp.ClientSession
-}
-
-func dial(ctx context.Context, name string, argv []string, env []string) (*mcpClient, error) {
+// dial starts argv as an MCP server over stdio (with env added to the
+// environment) and connects to it.
+func dial(ctx context.Context, name string, argv []string, env []string) (*mcpserver.Client, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = io.Discard
-	c := mcp.NewClient(&mcp.Implementation{Name: "mnemo-bench", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: connect: %w", name, err)
-	}
-	return &mcpClient{name: name, cs: cs}, nil
-}
-
-func (c *mcpClient) close() { _ = c.cs.Close() }
-
-func (c *mcpClient) hasTools(ctx context.Context, names ...string) error {
-	res, err := c.cs.ListTools(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("%s: list tools: %w", c.name, err)
-	}
-	have := map[string]bool{}
-	for _, t := range res.Tools {
-		have[t.Name] = true
-	}
-	for _, n := range names {
-		if !have[n] {
-			return fmt.Errorf("%s has no tool %q", c.name, n)
-		}
-	}
-	return nil
-}
-
-// call runs a tool and decodes its structured content into out (when not nil).
-func (c *mcpClient) call(ctx context.Context, tool string, args any, out any) error {
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", c.name, tool, err)
-	}
-	if res.IsError {
-		var msg []string
-		for _, ct := range res.Content {
-			if t, ok := ct.(*mcp.TextContent); ok {
-				msg = append(msg, t.Text)
-			}
-		}
-		return fmt.Errorf("%s: %s failed: %s", c.name, tool, strings.Join(msg, " "))
-	}
-	if out == nil {
-		return nil
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
+	return mcpserver.DialCommand(ctx, name, cmd)
 }
 
 // The tools both sides are driven through.
@@ -223,25 +169,25 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 		Mnemo: PeerSide{Name: "mnemo"}, Peer: PeerSide{Name: PeerPackage}}
 
 	peerArgv := []string{opt.Node, filepath.Join(opt.PeerDir, PeerEntry)}
-	open := func(tag, ns string) (*mcpClient, *mcpClient, error) {
+	open := func(tag, ns string) (*mcpserver.Client, *mcpserver.Client, error) {
 		p, err := dial(ctx, PeerPackage, peerArgv, []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, tag+".jsonl")})
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := p.hasTools(ctx, peerCreate, peerAdd, peerSearch); err != nil {
-			p.close()
+		if err := p.HasTools(ctx, peerCreate, peerAdd, peerSearch); err != nil {
+			p.Close()
 			return nil, nil, err
 		}
 		m, err := dial(ctx, "mnemo", []string{opt.Mnemo, "mcp", "--db", filepath.Join(dir, tag+".db"), "--namespace", ns},
 			[]string{"MNEMO_EMBEDDER=hash", "MNEMO_EMBED_DIM=", "MNEMO_PRESET="})
 		if err == nil {
-			err = m.hasTools(ctx, mnemoWrite, mnemoRecall, mnemoQuery)
+			err = m.HasTools(ctx, mnemoWrite, mnemoRecall, mnemoQuery)
 			if err != nil {
-				m.close()
+				m.Close()
 			}
 		}
 		if err != nil {
-			p.close()
+			p.Close()
 			return nil, nil, fmt.Errorf("%w (%s mcp): %v", ErrMnemoMCP, opt.Mnemo, err)
 		}
 		return p, m, nil
@@ -257,18 +203,18 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 	for i := range 20 {
 		ents = append(ents, peerEntity{Name: "topic-" + strconv.Itoa(i), EntityType: "topic", Observations: []string{}})
 	}
-	if err := peer.call(ctx, peerCreate, map[string]any{"entities": ents}, nil); err != nil {
+	if err := peer.Call(ctx, peerCreate, map[string]any{"entities": ents}, nil); err != nil {
 		return nil, err
 	}
 	var pw, mw, ps, ms, md []time.Duration
 	for i := range opt.N {
 		text := syn.Record().Text
 		t0 := time.Now()
-		err := peer.call(ctx, peerAdd, map[string]any{"observations": []map[string]any{
+		err := peer.Call(ctx, peerAdd, map[string]any{"observations": []map[string]any{
 			{"entityName": "topic-" + strconv.Itoa(i%20), "contents": []string{text}}}}, nil)
 		t1 := time.Now()
 		if err == nil {
-			err = mn.call(ctx, mnemoWrite, map[string]any{"text": text, "source": "user"}, nil)
+			err = mn.Call(ctx, mnemoWrite, map[string]any{"text": text, "source": "user"}, nil)
 		}
 		t2 := time.Now()
 		if err != nil {
@@ -280,14 +226,14 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 	for i := range opt.M {
 		q := syn.Query()
 		t0 := time.Now()
-		err := peer.call(ctx, peerSearch, map[string]any{"query": q}, nil)
+		err := peer.Call(ctx, peerSearch, map[string]any{"query": q}, nil)
 		t1 := time.Now()
 		if err == nil {
-			err = mn.call(ctx, mnemoRecall, map[string]any{"query": q, "k": 10}, nil)
+			err = mn.Call(ctx, mnemoRecall, map[string]any{"query": q, "k": 10}, nil)
 		}
 		t2 := time.Now()
 		if err == nil {
-			err = mn.call(ctx, mnemoQuery, map[string]any{"task_description": q, "token_budget": 2000}, nil)
+			err = mn.Call(ctx, mnemoQuery, map[string]any{"task_description": q, "token_budget": 2000}, nil)
 		}
 		t3 := time.Now()
 		if err != nil {
@@ -296,8 +242,8 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 		ps, ms, md = append(ps, t1.Sub(t0)), append(ms, t2.Sub(t1)), append(md, t3.Sub(t2))
 		progress("search", i+1, opt.M)
 	}
-	peer.close()
-	mn.close()
+	peer.Close()
+	mn.Close()
 	rep.Peer.Write, rep.Mnemo.Write = NewLatency(pw), NewLatency(mw)
 	rep.Peer.Search, rep.Mnemo.Search = NewLatency(ps), NewLatency(ms)
 	d := NewLatency(md)
@@ -324,7 +270,7 @@ func ratio(a, b time.Duration) float64 {
 // peerLoCoMo stores every turn in both servers (one process pair per
 // conversation) and scores recall@10 of each side's search.
 func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
-	open func(tag, ns string) (*mcpClient, *mcpClient, error), progress func(string, int, int)) error {
+	open func(tag, ns string) (*mcpserver.Client, *mcpserver.Client, error), progress func(string, int, int)) error {
 	convs := opt.Data.Conversations
 	if opt.Conversations > 0 && opt.Conversations < len(convs) {
 		convs = convs[:opt.Conversations]
@@ -345,14 +291,14 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 			return err
 		}
 		err = func() error {
-			defer peer.close()
-			defer mn.close()
+			defer peer.Close()
+			defer mn.Close()
 			var ents []peerEntity
 			flush := func() error {
 				if len(ents) == 0 {
 					return nil
 				}
-				err := peer.call(ctx, peerCreate, map[string]any{"entities": ents}, nil)
+				err := peer.Call(ctx, peerCreate, map[string]any{"entities": ents}, nil)
 				ents = ents[:0]
 				return err
 			}
@@ -364,7 +310,7 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 							return err
 						}
 					}
-					if err := mn.call(ctx, mnemoWrite, map[string]any{"text": t.RecordText(), "source": "user",
+					if err := mn.Call(ctx, mnemoWrite, map[string]any{"text": t.RecordText(), "source": "user",
 						"provenance": []string{"dia:" + t.DiaID}}, nil); err != nil {
 						return err
 					}
@@ -378,7 +324,7 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 					continue
 				}
 				var g peerGraph
-				if err := peer.call(ctx, peerSearch, map[string]any{"query": q.Text}, &g); err != nil {
+				if err := peer.Call(ctx, peerSearch, map[string]any{"query": q.Text}, &g); err != nil {
 					return err
 				}
 				var pr []string
@@ -386,7 +332,7 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 					pr = append(pr, e.Name)
 				}
 				var h mnemoHits
-				if err := mn.call(ctx, mnemoRecall, map[string]any{"query": q.Text, "k": 10}, &h); err != nil {
+				if err := mn.Call(ctx, mnemoRecall, map[string]any{"query": q.Text, "k": 10}, &h); err != nil {
 					return err
 				}
 				var mr []string
