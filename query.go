@@ -208,6 +208,7 @@ type RecordPatch struct {
 	Component    *string     `json:"component,omitempty"`
 	Tags         *[]string   `json:"tags,omitempty"`
 	Mission      *string     `json:"mission,omitempty"`
+	Thread       *string     `json:"thread,omitempty"`
 	AccessLevel  *int        `json:"access_level,omitempty"`
 	Decision     *Decision   `json:"decision,omitempty"`
 	Correction   *Correction `json:"correction,omitempty"`
@@ -255,6 +256,9 @@ func (p RecordPatch) Apply(r *Record) {
 	}
 	if p.Mission != nil {
 		r.Mission = *p.Mission
+	}
+	if p.Thread != nil {
+		r.Thread = *p.Thread
 	}
 	if p.AccessLevel != nil {
 		r.AccessLevel = *p.AccessLevel

@@ -123,6 +123,12 @@ type Record struct {
 	Component  string   `json:"component,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
 	Mission    string   `json:"mission,omitempty"`
+	// Thread names the conversation or session the record is part of. The
+	// records of one thread, in time order, lend each other context: each
+	// record's vector carries a fading trace of the thread before it
+	// (see the engine's write path), so a terse reply ("Yes, last
+	// Tuesday") is found by the words of the turn it answers.
+	Thread string `json:"thread,omitempty"`
 
 	AccessLevel int `json:"access_level"`
 
@@ -143,6 +149,9 @@ type Record struct {
 	// so code that changes a vector assigns a new slice.
 	Embedding []float32 `json:"-"`
 }
+
+// MaxThreadBytes bounds a record's thread name.
+const MaxThreadBytes = 256
 
 // Limits bound what a record may hold.
 type Limits struct {
@@ -174,7 +183,7 @@ func (r *Record) Validate(lim Limits) error {
 		return Errorf(ETOOLARGE, "text is %d bytes, over the limit of %d", len(r.Text), lim.MaxTextBytes)
 	}
 	for name, s := range map[string]string{"text": r.Text, "scope": r.Scope, "source": r.Source,
-		"component": r.Component, "mission": r.Mission, "namespace": r.Namespace} {
+		"component": r.Component, "mission": r.Mission, "thread": r.Thread, "namespace": r.Namespace} {
 		if !utf8.ValidString(s) {
 			return Errorf(EINVALID, "%s is not valid UTF-8", name)
 		}
@@ -183,6 +192,9 @@ func (r *Record) Validate(lim Limits) error {
 		if !utf8.ValidString(s) {
 			return Errorf(EINVALID, "tag or provenance is not valid UTF-8")
 		}
+	}
+	if len(r.Thread) > MaxThreadBytes {
+		return Errorf(ETOOLARGE, "thread is %d bytes, over the limit of %d", len(r.Thread), MaxThreadBytes)
 	}
 	if err := ValidateScope(r.Scope); err != nil {
 		return err
@@ -361,6 +373,7 @@ type NewRecord struct {
 	Component   string      `json:"component,omitempty"`
 	Tags        []string    `json:"tags,omitempty"`
 	Mission     string      `json:"mission,omitempty"`
+	Thread      string      `json:"thread,omitempty"` // conversation or session the record belongs to
 	AccessLevel int         `json:"access_level,omitempty"`
 	At          *time.Time  `json:"at,omitempty"`         // when it happened or was learned; default now
 	ValidTo     *time.Time  `json:"valid_to,omitempty"`   // end of validity, if known
@@ -374,7 +387,7 @@ func (n NewRecord) Record() *Record {
 		ID: n.ID, Layer: n.Layer, Kind: n.Kind, Scope: n.Scope, Text: n.Text,
 		Decision: n.Decision, Correction: n.Correction, Source: n.Source,
 		Provenance: append([]string(nil), n.Provenance...), Component: n.Component,
-		Tags: append([]string(nil), n.Tags...), Mission: n.Mission, AccessLevel: n.AccessLevel,
+		Tags: append([]string(nil), n.Tags...), Mission: n.Mission, Thread: n.Thread, AccessLevel: n.AccessLevel,
 		Importance: 0.5,
 	}
 	if r.Source == "" {

@@ -13,6 +13,7 @@ type Filter struct {
 	ScopePrefix    string     `json:"scope_prefix,omitempty"`
 	Component      string     `json:"component,omitempty"`
 	Mission        string     `json:"mission,omitempty"`
+	Thread         string     `json:"thread,omitempty"`
 	Tags           []string   `json:"tags,omitempty"` // a record must carry every tag
 	MinCriticality float64    `json:"min_criticality,omitempty"`
 	Since          *time.Time `json:"since,omitempty"`   // created_at >= Since

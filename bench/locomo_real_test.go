@@ -46,6 +46,12 @@ func TestLoCoMoReal(t *testing.T) {
 	if rep.SkippedEvidence != 3 {
 		t.Errorf("skipped evidence = %d, want 3 (\"D\", \"D10:19\", \"D4:36\")", rep.SkippedEvidence)
 	}
+	// The hybrid must add to its parts: at least the 0.60, and not
+	// below BM25 alone.
+	h, k := rep.Method(MethodHybrid).Overall.RecallAt[10], rep.Method(MethodBM25).Overall.RecallAt[10]
+	if h < 0.60 || h < k {
+		t.Errorf("hybrid recall@10 %.3f, BM25 %.3f: want hybrid >= 0.60 and >= BM25", h, k)
+	}
 	for _, m := range rep.Methods {
 		for _, b := range rep.Budgets {
 			if _, ok := m.Overall.RecallInBudget[b]; !ok {

@@ -284,14 +284,16 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	}
 	defer svc.Close()
 
-	// Ingest: one record per turn; recency order is session, then position.
+	// Ingest: one record per turn, each session a thread (a chat sitting);
+	// recency order is session, then position.
 	var in []mnemo.NewRecord
 	var diaOrder []string
 	for _, s := range c.Sessions {
 		at := s.At
+		thread := fmt.Sprintf("%s/session-%d", c.ID, s.N)
 		for _, t := range s.Turns {
 			in = append(in, mnemo.NewRecord{Text: t.RecordText(), At: &at, Source: "import:locomo",
-				Provenance: []string{"dia:" + t.DiaID}})
+				Provenance: []string{"dia:" + t.DiaID}, Thread: thread})
 			diaOrder = append(diaOrder, t.DiaID)
 		}
 	}

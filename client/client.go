@@ -240,6 +240,7 @@ func (c *Client) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Reco
 	set("scope", f.ScopePrefix)
 	set("component", f.Component)
 	set("mission", f.Mission)
+	set("thread", f.Thread)
 	set("after", opt.After)
 	if opt.Limit != 0 {
 		q.Set("limit", strconv.Itoa(opt.Limit))

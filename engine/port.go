@@ -155,7 +155,11 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 	}); err != nil {
 		return 0, err
 	}
+	// Embed every record's own text, then give threads their context, then
+	// store: a thread's vectors depend on each other, so none is written
+	// before all are known.
 	const batch = 256
+	own := make(map[string][]float32, len(all))
 	for i := 0; i < len(all); i += batch {
 		part := all[i:min(i+batch, len(all))]
 		texts := make([]string, len(part))
@@ -164,17 +168,25 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 		}
 		vecs, err := s.emb.Embed(ctx, texts)
 		if err != nil {
-			return i, err
+			return 0, err
 		}
-		m := make(map[string][]float32, len(part))
 		for k, r := range part {
-			m[r.ID] = vecs[k]
-		}
-		if err := s.store.SetEmbeddings(ctx, m); err != nil {
-			return i, err
+			own[r.ID] = vecs[k]
+			r.Embedding = vecs[k]
 		}
 		if progress != nil {
 			progress(i+len(part), len(all))
+		}
+	}
+	rethread(all, own)
+	for i := 0; i < len(all); i += batch {
+		part := all[i:min(i+batch, len(all))]
+		m := make(map[string][]float32, len(part))
+		for _, r := range part {
+			m[r.ID] = r.Embedding
+		}
+		if err := s.store.SetEmbeddings(ctx, m); err != nil {
+			return i, err
 		}
 	}
 	if err := s.store.SetEmbedder(ctx, s.emb.Info(), true); err != nil {

@@ -115,7 +115,8 @@ func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
 	return nil
 }
 
-// prepare counts tokens of the rendered entry and embeds every record.
+// prepare counts tokens of the rendered entry and embeds every record,
+// giving the records of a thread their context (threadContext).
 func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
 	texts := make([]string, len(recs))
 	for i, r := range recs {
@@ -151,7 +152,7 @@ func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
 			recs[i+k].Embedding = v
 		}
 	}
-	return nil
+	return s.threadContext(ctx, recs)
 }
 
 // embedText is what the embedder sees for a record: its text plus the
@@ -243,7 +244,8 @@ func (s *Service) List(ctx context.Context, c mnemo.Caller, ns string, opt mnemo
 }
 
 // Update applies a patch to a record, re-counting tokens and re-embedding
-// when its text changes. Errors: ENOTFOUND, EINVALID (nothing is changed).
+// when its text changes (for a record of a thread, also when its thread or
+// access level changes: they decide its context). Errors: ENOTFOUND, EINVALID (nothing is changed).
 func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
 	if p.Empty() {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "nothing to change")
@@ -256,7 +258,7 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 	if r.DeletedAt != nil {
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it first", id)
 	}
-	before := embedText(r)
+	before, thread, level := embedText(r), r.Thread, r.AccessLevel
 	p.Apply(r)
 	if p.Scope != nil {
 		r.Scope = normScope(r.Scope)
@@ -266,12 +268,17 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 		return nil, err
 	}
 	r.Tokens = s.count(entryBody(r))
-	if embedText(r) != before {
+	// The vector changes with the text, and for a record of a thread also
+	// with its thread and access level (which decide its context).
+	if embedText(r) != before || (r.Thread != "" || thread != "") && (r.Thread != thread || r.AccessLevel != level) {
 		vecs, err := s.emb.Embed(ctx, []string{embedText(r)})
 		if err != nil {
 			return nil, err
 		}
 		r.Embedding = vecs[0]
+		if err := s.threadContext(ctx, []*mnemo.Record{r}); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.store.Update(ctx, r, "update", c.Name); err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ type Filters struct {
 	Tags        []string `json:"tags,omitempty" jsonschema:"only records that carry every one of these tags"`
 	Scope       string   `json:"scope,omitempty" jsonschema:"scope path prefix, e.g. /regulations"`
 	Mission     string   `json:"mission,omitempty" jsonschema:"only records of this mission"`
+	Thread      string   `json:"thread,omitempty" jsonschema:"only records of this conversation or session"`
 	Outcome     string   `json:"outcome,omitempty" jsonschema:"correction outcome: accepted, rejected or modified"`
 	AsOf        string   `json:"as_of,omitempty" jsonschema:"answer as of this time (RFC 3339): superseded facts valid then are included"`
 }
@@ -34,7 +35,7 @@ func (f *Filters) filter() (mnemo.Filter, error) {
 		return out, nil
 	}
 	out.Component, out.MinCriticality, out.ScopePrefix = f.Component, f.Criticality, f.Scope
-	out.Mission, out.Outcome, out.Tags = f.Mission, f.Outcome, f.Tags
+	out.Mission, out.Thread, out.Outcome, out.Tags = f.Mission, f.Thread, f.Outcome, f.Tags
 	for _, k := range f.Kind {
 		out.Kinds = append(out.Kinds, mnemo.Kind(k))
 	}
@@ -99,6 +100,7 @@ type RememberInput struct {
 	Component   string           `json:"component,omitempty" jsonschema:"component the record is about"`
 	Tags        []string         `json:"tags,omitempty" jsonschema:"free tags"`
 	Mission     string           `json:"mission,omitempty" jsonschema:"mission the record belongs to"`
+	Thread      string           `json:"thread,omitempty" jsonschema:"conversation or session the record is part of (e.g. session:ID); records of one thread lend each other context in semantic search"`
 	AccessLevel int              `json:"access_level,omitempty" jsonschema:"clearance needed to see the record (default 0); at most the caller's clearance"`
 	Supersedes  string           `json:"supersedes,omitempty" jsonschema:"id of a record this one replaces; the old one is kept as history"`
 	Decision    *DecisionInput   `json:"decision,omitempty" jsonschema:"structured body of a decision (kind decision): what was decided, why, and the alternatives rejected"`
@@ -175,7 +177,7 @@ func (s *server) remember(ctx context.Context, p mnemo.Principal, in RememberInp
 	n := mnemo.NewRecord{Text: in.Text, Kind: mnemo.Kind(in.Kind), Layer: mnemo.Layer(in.Layer), Scope: in.Scope,
 		Importance: in.Importance, Confidence: in.Confidence, Criticality: in.Criticality, Source: src,
 		Provenance: in.Provenance, Component: in.Component, Tags: in.Tags, Mission: in.Mission,
-		AccessLevel: in.AccessLevel, Supersedes: in.Supersedes,
+		Thread: in.Thread, AccessLevel: in.AccessLevel, Supersedes: in.Supersedes,
 		Decision: in.Decision.body(), Correction: in.Correction.body()}
 	out, err := s.svc.Remember(ctx, p.Caller, p.Namespace, []mnemo.NewRecord{n}, engine.WriteOptions{Dedup: true})
 	if err != nil {
@@ -231,6 +233,7 @@ type UpdateInput struct {
 	Component   *string   `json:"component,omitempty" jsonschema:"new component"`
 	Tags        *[]string `json:"tags,omitempty" jsonschema:"replacement list of tags"`
 	Mission     *string   `json:"mission,omitempty" jsonschema:"new mission"`
+	Thread      *string   `json:"thread,omitempty" jsonschema:"new thread (conversation or session); empty to leave the thread"`
 	AccessLevel *int      `json:"access_level,omitempty" jsonschema:"new access level (at most the caller's clearance)"`
 }
 
@@ -240,7 +243,7 @@ func (s *server) update(ctx context.Context, p mnemo.Principal, in UpdateInput) 
 	}
 	patch := mnemo.RecordPatch{Text: in.Text, Scope: in.Scope, Importance: in.Importance, Confidence: in.Confidence,
 		Criticality: in.Criticality, Provenance: in.Provenance, Component: in.Component, Tags: in.Tags,
-		Mission: in.Mission, AccessLevel: in.AccessLevel}
+		Mission: in.Mission, Thread: in.Thread, AccessLevel: in.AccessLevel}
 	if in.Kind != nil {
 		k := mnemo.Kind(*in.Kind)
 		patch.Kind = &k

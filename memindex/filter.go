@@ -22,7 +22,8 @@ import (
 //   - deleted records hidden unless IncludeDeleted (List only);
 //   - validity: valid_from <= t < valid_to with t = AsOf or now, unless
 //     IncludeHistory (List only), which drops the validity constraint;
-//   - Layers, Kinds: membership; Component, Mission, Outcome: equality;
+//   - Layers, Kinds: membership; Component, Mission, Thread, Outcome:
+//     equality;
 //   - Tags: the record carries every tag;
 //   - ScopePrefix: path prefix: "/a" matches "/a" and "/a/b" but not "/ab";
 //     "" and "/" match everything;
@@ -42,6 +43,7 @@ type Entry struct {
 	Scope       string
 	Component   string
 	Mission     string
+	Thread      string
 	Outcome     string
 	Tags        []string
 	Criticality float64
@@ -130,6 +132,9 @@ func (c *Cond) Matches(e *Entry) bool {
 		return false
 	}
 	if c.f.Mission != "" && e.Mission != c.f.Mission {
+		return false
+	}
+	if c.f.Thread != "" && e.Thread != c.f.Thread {
 		return false
 	}
 	for _, t := range c.f.Tags {

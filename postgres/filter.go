@@ -76,6 +76,9 @@ func whereSQL(w *where, sc mnemo.Scope, f mnemo.Filter, now time.Time, includeDe
 	if f.Mission != "" {
 		w.add("mission = " + w.arg(f.Mission))
 	}
+	if f.Thread != "" {
+		w.add("thread = " + w.arg(f.Thread))
+	}
 	if len(f.Tags) > 0 {
 		b, _ := json.Marshal(f.Tags)
 		w.add("tags @> " + w.arg(string(b)) + "::jsonb")

@@ -22,7 +22,7 @@ type index struct {
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[string])} }
 
 // indexColumns are the columns scanEntry reads.
-const indexColumns = `id, namespace, layer, kind, scope, component, mission, outcome, tags,
+const indexColumns = `id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
 	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, embedding`
 
 // maxSeqSQL reads the newest change stamp: an index-only scan of records_seq.
@@ -114,7 +114,7 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 			created, from, to *int64
 			layer, kind       string
 		)
-		err := rows.Scan(&e.ID, &ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Outcome,
+		err := rows.Scan(&e.ID, &ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
 			&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &emb)
 		if err != nil {
 			return err

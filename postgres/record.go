@@ -17,7 +17,7 @@ import (
 // recordColumns are the columns scanRecord reads, in order.
 const recordColumns = `id, namespace, layer, kind, scope, text, body, importance, confidence,
 	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
-	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding`
+	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
 
 // body is the JSON shape of the body column.
 type body struct {
@@ -37,7 +37,7 @@ func scanRecord(row pgx.Row) (*mnemo.Record, error) {
 	err := row.Scan(&r.ID, &r.Namespace, &layer, &kind, &r.Scope, &r.Text, &bodyJSON,
 		&r.Importance, &r.Confidence, &r.Criticality, &r.Source, &provJSON, &r.Component, &tagsJSON,
 		&r.Mission, &r.AccessLevel, &created, &updated, &accessed, &r.AccessCount, &from, &to,
-		&r.SupersededBy, &del, &r.Tokens, &emb)
+		&r.SupersededBy, &del, &r.Tokens, &emb, &r.Thread)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ var writeColumns = []struct{ name, typ string }{
 	{"component", "text"}, {"tags", "jsonb"}, {"mission", "text"}, {"access_level", "int4"},
 	{"created_at", "int8"}, {"updated_at", "int8"}, {"last_accessed_at", "int8"}, {"access_count", "int8"},
 	{"valid_from", "int8"}, {"valid_to", "int8"}, {"superseded_by", "text"}, {"deleted_at", "int8"},
-	{"tokens", "int4"}, {"embedding", "bytea"},
+	{"tokens", "int4"}, {"embedding", "bytea"}, {"thread", "text"},
 }
 
 // recordValues returns the values of writeColumns for r.
@@ -188,13 +188,13 @@ func recordValues(r *mnemo.Record) []any {
 		outcomeOf(r), r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance),
 		r.Component, encodeStrings(r.Tags), r.Mission, int32(r.AccessLevel), nanos(r.CreatedAt),
 		nanos(r.UpdatedAt), nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom),
-		nanosPtr(r.ValidTo), r.SupersededBy, nanosPtr(r.DeletedAt), int32(r.Tokens), encodeVector(r.Embedding)}
+		nanosPtr(r.ValidTo), r.SupersededBy, nanosPtr(r.DeletedAt), int32(r.Tokens), encodeVector(r.Embedding), r.Thread}
 }
 
-// insertSQL inserts the rows of unnest($1...$27) (plus the fts words $28
-// and the revision snapshots $29) and records a revision for each inserted
-// row; $30 is seq, $31 at, $32 action, $33 actor. It returns the number of
-// rows inserted.
+// insertSQL inserts the rows of unnest($1...$n), n = len(writeColumns)
+// (plus the fts words $n+1 and the revision snapshots $n+2) and records a
+// revision for each inserted row; $n+3 is seq, $n+4 at, $n+5 action, $n+6
+// actor. It returns the number of rows inserted.
 var insertSQL = func() string {
 	var params, names, sel []string
 	for i, c := range writeColumns {

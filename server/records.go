@@ -165,10 +165,10 @@ func listOptions(r *http.Request) (mnemo.ListOptions, error) {
 	var opt mnemo.ListOptions
 	for k := range q {
 		switch k {
-		case "layer", "kind", "scope", "component", "mission", "tag", "limit", "after", "all",
+		case "layer", "kind", "scope", "component", "mission", "thread", "tag", "limit", "after", "all",
 			"criticality", "since", "until", "as_of", "outcome":
 		default:
-			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, tag, criticality, since, until, as_of, outcome, limit, after or all)", k)
+			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of, outcome, limit, after or all)", k)
 		}
 	}
 	if v := q.Get("criticality"); v != "" {
@@ -201,6 +201,7 @@ func listOptions(r *http.Request) (mnemo.ListOptions, error) {
 	opt.Filter.ScopePrefix = q.Get("scope")
 	opt.Filter.Component = q.Get("component")
 	opt.Filter.Mission = q.Get("mission")
+	opt.Filter.Thread = q.Get("thread")
 	opt.After = q.Get("after")
 	opt.Limit = 100
 	if v := q.Get("limit"); v != "" {

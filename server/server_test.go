@@ -249,6 +249,23 @@ func TestRecordLifeCycle(t *testing.T) {
 	}
 }
 
+func TestThreadWriteAndList(t *testing.T) {
+	f := newFixture(t, nil)
+	// A conversation's turns name their thread; list by thread.
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/records/batch", body: `{"records":[{"text":"Did the pass over Svalbard close the gap?","thread":"shift-42"},{"text":"Yes, telemetry is back above 99.7%","thread":"shift-42"}]}`})
+	if st != 201 {
+		t.Fatalf("batch with thread: %d %s", st, b)
+	}
+	st, _, b = f.do(t, call{method: "GET", path: "/v1/records?thread=shift-42"})
+	list := decode[server.ListResponse](t, b)
+	if st != 200 || len(list.Records) != 2 || list.Records[0].Thread != "shift-42" {
+		t.Fatalf("list thread=shift-42: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/records?thread=other"}); st != 200 || len(decode[server.ListResponse](t, b).Records) != 0 {
+		t.Fatalf("list thread=other: %d %s", st, b)
+	}
+}
+
 func TestBadInputChangesNothing(t *testing.T) {
 	f := newFixture(t, func(c *server.Config) { c.MaxBody = 4096; c.MaxImportBody = 8192 })
 	if st, _, b := f.do(t, call{method: "POST", path: "/v1/records", body: `{"text":"a record that exists"}`}); st != 201 {
@@ -274,6 +291,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"huge body", call{method: "POST", path: "/v1/records", body: huge}, 413, mnemo.ETOOLARGE},
 		{"out of range", call{method: "POST", path: "/v1/records", body: `{"text":"x","importance":7}`}, 400, mnemo.EINVALID},
 		{"bad kind", call{method: "POST", path: "/v1/records", body: `{"text":"x","kind":"gossip"}`}, 400, mnemo.EINVALID},
+		{"thread too long", call{method: "POST", path: "/v1/records", body: `{"text":"x","thread":"` + strings.Repeat("t", 300) + `"}`}, 413, mnemo.ETOOLARGE},
 		{"batch with one bad record", call{method: "POST", path: "/v1/records/batch", body: `{"records":[{"text":"fine"},{"text":""}]}`}, 400, mnemo.EINVALID},
 		{"empty batch", call{method: "POST", path: "/v1/records/batch", body: `{"records":[]}`}, 400, mnemo.EINVALID},
 		{"patch unknown field", call{method: "PATCH", path: "/v1/records/" + id, body: `{"txt":"y"}`}, 400, mnemo.EINVALID},

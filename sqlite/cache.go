@@ -133,7 +133,7 @@ func (c *recordCache) len() int {
 // recordSize approximates the memory a cached record holds.
 func recordSize(r *mnemo.Record) int64 {
 	n := 320 + len(r.ID) + len(r.Namespace) + len(r.Scope) + len(r.Text) + len(r.Source) +
-		len(r.Component) + len(r.Mission) + len(r.SupersededBy) + 4*len(r.Embedding)
+		len(r.Component) + len(r.Mission) + len(r.Thread) + len(r.SupersededBy) + 4*len(r.Embedding)
 	for _, s := range r.Tags {
 		n += 16 + len(s)
 	}

@@ -81,6 +81,9 @@ func whereSQL(sc mnemo.Scope, f mnemo.Filter, now time.Time, includeDeleted, inc
 	if f.Mission != "" {
 		w.add("mission = ?", f.Mission)
 	}
+	if f.Thread != "" {
+		w.add("thread = ?", f.Thread)
+	}
 	for _, tag := range f.Tags {
 		w.add("EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)", tag)
 	}

@@ -24,7 +24,7 @@ type index struct {
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[int64])} }
 
 // indexColumns are the columns scanEntry reads.
-const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, outcome, tags,
+const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
 	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body`
 
 // dbSeq reads the change counter.
@@ -177,7 +177,7 @@ func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb,
 		layer, kind       string
 	)
 	var bodyJSON sql.RawBytes
-	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Outcome,
+	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
 		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 // recordColumns are the columns scanRecord reads, in order.
 const recordColumns = `rowid, id, namespace, layer, kind, scope, text, body, importance, confidence,
 	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
-	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding`
+	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
 
 // body is the JSON shape of the body column.
 type body struct {
@@ -40,7 +40,7 @@ func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
 	err := sc.Scan(&rowid, &r.ID, &r.Namespace, &layer, &kind, &r.Scope, &r.Text, &bodyJSON,
 		&r.Importance, &r.Confidence, &r.Criticality, &r.Source, &provJSON, &r.Component, &tagsJSON,
 		&r.Mission, &r.AccessLevel, &created, &updated, &accessed, &r.AccessCount, &from, &to,
-		&r.SupersededBy, &del, &r.Tokens, &emb)
+		&r.SupersededBy, &del, &r.Tokens, &emb, &r.Thread)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -155,14 +155,14 @@ func recordArgs(r *mnemo.Record, seq int64) []any {
 		r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance), r.Component,
 		encodeStrings(r.Tags), r.Mission, r.AccessLevel, nanos(r.CreatedAt), nanos(r.UpdatedAt),
 		nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom), nanosPtr(r.ValidTo),
-		r.SupersededBy, nanosPtr(r.DeletedAt), r.Tokens, encodeVector(r.Embedding), seq}
+		r.SupersededBy, nanosPtr(r.DeletedAt), r.Tokens, encodeVector(r.Embedding), r.Thread, seq}
 }
 
 // writeColumns are the columns recordArgs fills.
 var writeColumns = []string{"id", "namespace", "layer", "kind", "scope", "text", "body", "outcome",
 	"importance", "confidence", "criticality", "source", "provenance", "component", "tags", "mission",
 	"access_level", "created_at", "updated_at", "last_accessed_at", "access_count", "valid_from",
-	"valid_to", "superseded_by", "deleted_at", "tokens", "embedding", "seq"}
+	"valid_to", "superseded_by", "deleted_at", "tokens", "embedding", "thread", "seq"}
 
 var (
 	insertSQL = `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES (?` +

@@ -186,7 +186,7 @@ func testRoundTrip(t *testing.T, s mnemo.Store) {
 			Constrains: []string{"d1", "d2"}, DependsOn: []string{"d0"}},
 		Importance: 0.9, Confidence: 0.7, Criticality: 0.3, Source: "import:adr",
 		Provenance: []string{"doc:adr/0001.md", "commit:abc123"}, Component: "store",
-		Tags: []string{"storage", "adr"}, Mission: "mnemo", AccessLevel: 2,
+		Tags: []string{"storage", "adr"}, Mission: "mnemo", Thread: "session-7", AccessLevel: 2,
 		CreatedAt: base, UpdatedAt: base.Add(time.Minute), LastAccessedAt: &accessed, AccessCount: 3,
 		ValidFrom: base.Add(-time.Hour), ValidTo: &validTo, SupersededBy: "", Tokens: 42,
 		Embedding: []float32{0.25, -0.5, 1e-7, 3.5, -0, 0.125, 7, -9.75},
@@ -420,6 +420,9 @@ func expect(r *mnemo.Record, f mnemo.Filter) bool {
 	if f.Mission != "" && r.Mission != f.Mission {
 		return false
 	}
+	if f.Thread != "" && r.Thread != f.Thread {
+		return false
+	}
 	for _, tag := range f.Tags {
 		if !slices.Contains(r.Tags, tag) {
 			return false
@@ -456,6 +459,9 @@ func testFilters(t *testing.T, s mnemo.Store) {
 		r := rec("flt", fmt.Sprintf("zebra crossing number %d", i))
 		r.Layer, r.Kind, r.Scope, r.Component, r.Mission = fx.layer, fx.kind, fx.scope, fx.component, fx.mission
 		r.Tags, r.Criticality = fx.tags, fx.criticality
+		if i%3 != 2 {
+			r.Thread = fmt.Sprintf("t%d", i%3)
+		}
 		r.CreatedAt = base.Add(-time.Duration(fx.ageHours) * time.Hour)
 		r.UpdatedAt, r.ValidFrom = r.CreatedAt, r.CreatedAt
 		if fx.outcome != "" {
@@ -485,6 +491,8 @@ func testFilters(t *testing.T, s mnemo.Store) {
 		{"scope /", mnemo.Filter{ScopePrefix: "/"}},
 		{"component", mnemo.Filter{Component: "db"}},
 		{"mission", mnemo.Filter{Mission: "m2"}},
+		{"thread", mnemo.Filter{Thread: "t1"}},
+		{"thread and mission", mnemo.Filter{Thread: "t0", Mission: "m1"}},
 		{"tag x", mnemo.Filter{Tags: []string{"x"}}},
 		{"tags x y", mnemo.Filter{Tags: []string{"x", "y"}}},
 		{"min criticality", mnemo.Filter{MinCriticality: 0.5}},

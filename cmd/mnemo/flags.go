@@ -52,7 +52,7 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // parseFilters turns KEY=VALUE pairs into a Filter. Keys: layer, kind
-// (repeatable), scope (prefix), component, mission, tag (repeatable),
+// (repeatable), scope (prefix), component, mission, thread, tag (repeatable),
 // criticality (minimum), since, until, as_of, outcome.
 func parseFilters(pairs []string) (mnemo.Filter, error) {
 	var f mnemo.Filter
@@ -80,6 +80,8 @@ func setFilter(f *mnemo.Filter, k, v string) error {
 		f.Component = v
 	case "mission":
 		f.Mission = v
+	case "thread":
+		f.Thread = v
 	case "tag", "tags":
 		f.Tags = append(f.Tags, strings.Split(v, ",")...)
 	case "criticality", "min_criticality":
@@ -104,7 +106,7 @@ func setFilter(f *mnemo.Filter, k, v string) error {
 	case "outcome":
 		f.Outcome = v
 	default:
-		return mnemo.Errorf(mnemo.EINVALID, "unknown filter key %q (want layer, kind, scope, component, mission, tag, criticality, since, until, as_of or outcome)", k)
+		return mnemo.Errorf(mnemo.EINVALID, "unknown filter key %q (want layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of or outcome)", k)
 	}
 	return nil
 }

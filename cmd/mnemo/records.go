@@ -16,10 +16,10 @@ import (
 
 // recordFlags are the writable fields of a record, shared by remember and edit.
 type recordFlags struct {
-	layer, kind, scope, source, component, mission, at, validTo, body, text string
-	importance, confidence, criticality                                     optFloat
-	refs, tags                                                              stringList
-	accessLevel                                                             int
+	layer, kind, scope, source, component, mission, thread, at, validTo, body, text string
+	importance, confidence, criticality                                             optFloat
+	refs, tags                                                                      stringList
+	accessLevel                                                                     int
 }
 
 func (rf *recordFlags) register(fs *flag.FlagSet) {
@@ -33,6 +33,7 @@ func (rf *recordFlags) register(fs *flag.FlagSet) {
 	fs.Var(&rf.refs, "ref", "provenance reference, e.g. commit:abc123 (repeatable)")
 	fs.StringVar(&rf.component, "component", "", "component")
 	fs.StringVar(&rf.mission, "mission", "", "mission")
+	fs.StringVar(&rf.thread, "thread", "", "conversation or session the record is part of; records of one thread lend each other context in semantic search")
 	fs.Var(&rf.tags, "tag", "tag (repeatable)")
 	fs.StringVar(&rf.at, "at", "", "when it happened or was learned (RFC 3339)")
 	fs.StringVar(&rf.validTo, "valid-to", "", "end of validity (RFC 3339)")
@@ -87,7 +88,7 @@ func cmdRemember(ctx context.Context, a *app, args []string) error {
 	}
 	n := mnemo.NewRecord{Layer: mnemo.Layer(rf.layer), Kind: mnemo.Kind(rf.kind), Scope: rf.scope, Text: text,
 		Importance: rf.importance.ptr(), Confidence: rf.confidence.ptr(), Criticality: rf.criticality.ptr(),
-		Source: rf.source, Provenance: rf.refs, Component: rf.component, Tags: rf.tags, Mission: rf.mission,
+		Source: rf.source, Provenance: rf.refs, Component: rf.component, Tags: rf.tags, Mission: rf.mission, Thread: rf.thread,
 		AccessLevel: rf.accessLevel, Supersedes: *supersedes}
 	if n.Decision, n.Correction, err = decodeBody(n.Kind, rf.body); err != nil {
 		return err
@@ -173,7 +174,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	scope := fs.String("scope", "all", "all, domain, workflow or practitioner")
 	budget := fs.Int("budget", mnemo.DefaultTokenBudget, "token budget (exact tokens, headers included)")
 	var filters stringList
-	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable): layer, kind, scope, component, mission, tag, criticality, since, until, as_of, outcome")
+	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable): layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of, outcome")
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	pos, err := a.parseFlags(fs, args)
@@ -262,6 +263,7 @@ func (a *app) printRecord(r *mnemo.Record) error {
 	row("provenance", strings.Join(r.Provenance, ", "))
 	row("component", r.Component)
 	row("mission", r.Mission)
+	row("thread", r.Thread)
 	row("tags", strings.Join(r.Tags, ", "))
 	row("access level", fmt.Sprint(r.AccessLevel))
 	row("created", r.CreatedAt.Format("2006-01-02T15:04:05Z07:00"))
@@ -320,6 +322,8 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 			p.Component = &rf.component
 		case "mission":
 			p.Mission = &rf.mission
+		case "thread":
+			p.Thread = &rf.thread
 		case "tag":
 			tags := []string(rf.tags)
 			p.Tags = &tags

@@ -1,0 +1,237 @@
+package engine_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// conversation is a short chat whose last turn names none of the words of
+// the question it answers.
+var conversation = []string{
+	"Anna: How was your weekend?",
+	"Ben: Busy! We took the kids to the natural history museum.",
+	"Anna: Did they like the dinosaur skeletons?",
+	"Ben: They were stoked, they kept asking about the bones all week.",
+}
+
+func threadRecords(thread string, start time.Time) []mnemo.NewRecord {
+	out := make([]mnemo.NewRecord, len(conversation))
+	for i, text := range conversation {
+		out[i] = mnemo.NewRecord{Text: text, Thread: thread, At: at(start.Add(time.Duration(i) * time.Minute))}
+	}
+	return out
+}
+
+func ownVector(t *testing.T, text string) []float32 {
+	t.Helper()
+	v, err := embed.NewHash(256).Embed(context.Background(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v[0]
+}
+
+func cosine(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func sameVector(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(float64(a[i]-b[i])) > 1e-6 {
+			return false
+		}
+	}
+	return true
+}
+
+func get(t *testing.T, f *fixture, ns, id string) *mnemo.Record {
+	t.Helper()
+	r, err := f.svc.Get(context.Background(), admin, ns, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func semanticOf(t *testing.T, f *fixture, ns, query, id string) float64 {
+	t.Helper()
+	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Namespace: ns, Query: query, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.ID == id {
+			return h.Factors[mnemo.FactorSemantic]
+		}
+	}
+	return 0
+}
+
+func TestThreadContextFindsTerseReplies(t *testing.T) {
+	f := open(t, "", nil)
+	start := f.now.Add(-time.Hour)
+	threaded := f.remember(t, "threaded", threadRecords("chat-1", start)...)
+	plain := make([]mnemo.NewRecord, len(conversation))
+	for i, r := range threadRecords("", start) {
+		plain[i] = r
+	}
+	loose := f.remember(t, "loose", plain...)
+
+	last := len(conversation) - 1
+	query := "did the kids like the dinosaur museum"
+	withCtx := semanticOf(t, f, "threaded", query, threaded[last].ID)
+	without := semanticOf(t, f, "loose", query, loose[last].ID)
+	if !(withCtx > without+0.1) {
+		t.Errorf("semantic of the terse reply: %.3f with its thread, %.3f without; want the thread to add context", withCtx, without)
+	}
+
+	// The first record of a thread has no context; later ones are
+	// normalise(own + ½·previous).
+	first := get(t, f, "threaded", threaded[0].ID)
+	if !sameVector(first.Embedding, ownVector(t, conversation[0])) {
+		t.Error("the first record of a thread should keep its own vector")
+	}
+	prev := first.Embedding
+	for i := 1; i <= last; i++ {
+		r := get(t, f, "threaded", threaded[i].ID)
+		want := blendRef(ownVector(t, conversation[i]), prev)
+		if !sameVector(r.Embedding, want) {
+			t.Fatalf("record %d: vector is not own + ½·previous", i)
+		}
+		prev = r.Embedding
+	}
+	// Without a thread every record keeps its own vector.
+	if r := get(t, f, "loose", loose[last].ID); !sameVector(r.Embedding, ownVector(t, conversation[last])) {
+		t.Error("a record without a thread should keep its own vector")
+	}
+}
+
+func blendRef(own, prev []float32) []float32 {
+	out := make([]float32, len(own))
+	var n float64
+	for i := range own {
+		out[i] = own[i] + 0.5*prev[i]
+		n += float64(out[i]) * float64(out[i])
+	}
+	for i := range out {
+		out[i] = float32(float64(out[i]) / math.Sqrt(n))
+	}
+	return out
+}
+
+// Appending one record at a time, writing the thread in one batch, writing
+// it out of order in one batch, and re-embedding all give the same vectors.
+func TestThreadContextSameForBatchAppendAndReembed(t *testing.T) {
+	f := open(t, "", nil)
+	start := f.now.Add(-time.Hour)
+	recs := threadRecords("chat", start)
+	batch := f.remember(t, "batch", recs...)
+	var appended []engine.Written
+	for _, r := range recs {
+		appended = append(appended, f.remember(t, "append", r)...)
+	}
+	shuffled := []mnemo.NewRecord{recs[2], recs[0], recs[3], recs[1]}
+	out := f.remember(t, "shuffled", shuffled...)
+	byText := map[string]string{}
+	for _, w := range out {
+		byText[w.Text] = w.ID
+	}
+	for i := range recs {
+		b := get(t, f, "batch", batch[i].ID).Embedding
+		a := get(t, f, "append", appended[i].ID).Embedding
+		s := get(t, f, "shuffled", byText[recs[i].Text]).Embedding
+		if !sameVector(a, b) || !sameVector(s, b) {
+			t.Fatalf("record %d: batch, append and shuffled writes disagree", i)
+		}
+	}
+	if _, err := f.svc.Reembed(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if !sameVector(get(t, f, "append", appended[i].ID).Embedding, get(t, f, "batch", batch[i].ID).Embedding) {
+			t.Fatalf("record %d: reembed changed a vector written in order", i)
+		}
+	}
+}
+
+// A record never carries the words of a record its readers may not see,
+// nor of a forgotten one.
+func TestThreadContextRespectsClearanceAndForget(t *testing.T) {
+	f := open(t, "", nil)
+	start := f.now.Add(-time.Hour)
+	secret := mnemo.NewRecord{Text: "Launch codes rotate at midnight: orchid-seven", Thread: "ops", AccessLevel: 3, At: at(start)}
+	open0 := mnemo.NewRecord{Text: "Shift handover is at noon", Thread: "ops", At: at(start.Add(time.Minute))}
+	w := f.remember(t, "ops", secret, open0)
+	if r := get(t, f, "ops", w[1].ID); !sameVector(r.Embedding, ownVector(t, open0.Text)) {
+		t.Error("a public record took context from a restricted one")
+	}
+	// A restricted record may take context from a public one.
+	later := mnemo.NewRecord{Text: "Codes were rotated", Thread: "ops", AccessLevel: 3, At: at(start.Add(2 * time.Minute))}
+	w2 := f.remember(t, "ops", later)
+	pub := get(t, f, "ops", w[1].ID)
+	if r := get(t, f, "ops", w2[0].ID); !sameVector(r.Embedding, blendRef(ownVector(t, later.Text), pub.Embedding)) {
+		t.Error("a restricted record should take context from the latest record it may see")
+	}
+
+	// A forgotten record is skipped.
+	if _, err := f.svc.Forget(context.Background(), admin, "ops", w2[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	next := mnemo.NewRecord{Text: "Next handover moved to 13:00", Thread: "ops", AccessLevel: 3, At: at(start.Add(3 * time.Minute))}
+	w3 := f.remember(t, "ops", next)
+	if r := get(t, f, "ops", w3[0].ID); !sameVector(r.Embedding, blendRef(ownVector(t, next.Text), pub.Embedding)) {
+		t.Error("a forgotten record should not be context")
+	}
+
+	// Lowering a record's access level recomputes its context; so does
+	// leaving the thread.
+	lvl := 0
+	u, err := f.svc.Update(context.Background(), admin, "ops", w3[0].ID, mnemo.RecordPatch{AccessLevel: &lvl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameVector(u.Embedding, blendRef(ownVector(t, next.Text), pub.Embedding)) {
+		t.Error("update to level 0: wrong context")
+	}
+	none := ""
+	u, err = f.svc.Update(context.Background(), admin, "ops", w3[0].ID, mnemo.RecordPatch{Thread: &none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameVector(u.Embedding, ownVector(t, next.Text)) {
+		t.Error("a record that leaves its thread should keep its own vector")
+	}
+	if r := get(t, f, "ops", w3[0].ID); r.Thread != "" || !sameVector(r.Embedding, u.Embedding) {
+		t.Error("the update was not stored")
+	}
+}
+
+func TestThreadValidation(t *testing.T) {
+	f := open(t, "", nil)
+	long := make([]byte, mnemo.MaxThreadBytes+1)
+	for i := range long {
+		long[i] = 'a'
+	}
+	for name, thread := range map[string]string{"too long": string(long), "bad utf-8": "\xff\xfe"} {
+		_, err := f.svc.Remember(context.Background(), admin, "", []mnemo.NewRecord{{Text: "x y z", Thread: thread}}, engine.WriteOptions{})
+		if err == nil {
+			t.Errorf("%s: thread accepted", name)
+		}
+	}
+	if n, _ := f.store.Count(context.Background(), mnemo.DefaultNamespace); n != 0 {
+		t.Errorf("%d records stored after rejected writes", n)
+	}
+}
