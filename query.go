@@ -16,16 +16,20 @@ const (
 	FactorConfidence  = "confidence"
 	FactorFrequency   = "frequency"
 	FactorCriticality = "criticality" // triage mode only
+	// FactorThread is how much the record's thread (conversation) as a
+	// whole is about the query, relative to the thread it is most about;
+	// present only for records of a thread under a preset that weighs it.
+	FactorThread = "thread"
 )
 
 // Factors is a score's breakdown: factor name to value (and, for ranking
-// adjustments, "gate" and "kind_boost"). It encodes to JSON with the
+// adjustments, "gate" and "kind_boost"; "thread" for records of a thread). It encodes to JSON with the
 // factors in a fixed order, without reflection: digests carry one per entry.
 type Factors map[string]float64
 
 // factorOrder is the order Factors are written in; other keys follow, sorted.
 var factorOrder = []string{FactorSemantic, FactorKeyword, FactorRecency, FactorImportance,
-	FactorConfidence, FactorFrequency, FactorCriticality, "gate", "kind_boost"}
+	FactorConfidence, FactorFrequency, FactorCriticality, FactorThread, "gate", "kind_boost"}
 
 // MarshalJSON writes the factors as a JSON object in a fixed key order.
 func (f Factors) MarshalJSON() ([]byte, error) {

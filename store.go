@@ -71,6 +71,9 @@ type ListOptions struct {
 	After          string // id cursor: return records with id < After
 	IncludeDeleted bool
 	IncludeHistory bool // include superseded/expired records too
+	// ByTime orders by created_at, newest first (equal times: larger id
+	// first) instead of by id; After cannot be combined with it.
+	ByTime bool
 }
 
 // Store persists records. Implementations: sqlite (embedded, default) and

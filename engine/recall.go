@@ -101,6 +101,9 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 	}
 	w := p.ForIntent(intent)
 	rk := &ranking{intent: intent, preset: p, weights: w.Map()}
+	if p.ThreadWeight > 0 {
+		rk.weights[mnemo.FactorThread] = p.ThreadWeight
+	}
 
 	qv, err := s.EmbedQuery(ctx, sc.Namespace, query)
 	if err != nil {
@@ -194,12 +197,24 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 		}
 	}
 	maxRel := 0.0
+	// The relevance mass of each thread among the candidates, for the
+	// thread factor (score.ThreadFactor).
+	var threadMass map[string]float64
+	bestThread := 0.0
+	if p.ThreadWeight > 0 && alpha == 0 {
+		threadMass = map[string]float64{}
+	}
 	for _, c := range cands {
 		if r := c.rec; r != nil {
 			if !c.inVector && len(r.Embedding) == len(qv) {
 				c.sem = clamp01(dot(qv, r.Embedding))
 			}
-			maxRel = math.Max(maxRel, score.Relevance(w, score.Factors{Semantic: c.sem, Keyword: c.kw}))
+			rel := score.Relevance(w, score.Factors{Semantic: c.sem, Keyword: c.kw})
+			maxRel = math.Max(maxRel, rel)
+			if threadMass != nil && r.Thread != "" {
+				threadMass[r.Thread] += rel
+				bestThread = math.Max(bestThread, threadMass[r.Thread])
+			}
 		}
 	}
 	rk.hits = make([]mnemo.ScoredRecord, 0, len(cands))
@@ -232,6 +247,11 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 			sv = p.GatedScore(w, fa, gate)
 		} else {
 			sv = p.Score(w, fa)
+		}
+		if threadMass != nil && r.Thread != "" {
+			th := score.ThreadFactor(threadMass[r.Thread], bestThread)
+			factors[mnemo.FactorThread] = round4(th)
+			sv = p.WithThread(sv, th)
 		}
 		if alpha == 0 {
 			if b := score.KindBoost(intent, r.Kind); b != 1 {

@@ -35,10 +35,6 @@ import (
 // recomputes every thread from scratch.
 const contextWeight = 0.5
 
-// threadLookback is how many of a thread's latest stored records the write
-// path reads to find each new record's predecessor.
-const threadLookback = 100
-
 // threadNode is one record of a thread in context order.
 type threadNode struct {
 	rec   *mnemo.Record
@@ -98,8 +94,12 @@ func blend(own, prev []float32) []float32 {
 }
 
 // threadContext gives the records of one write (already embedded with their
-// own text) their thread context: records of a thread in the batch follow
-// each other in time order, after the thread's stored records.
+// own text) their thread context. For each thread of the batch it reads
+// from the store, by the thread index, the latest earlier record visible at
+// each access level of the batch (the predecessor of the batch's first
+// record at that level) and any stored records dated within the batch's
+// time span (a batch written into the middle of a thread); appending to a
+// thread reads one record per access level.
 func (s *Service) threadContext(ctx context.Context, recs []*mnemo.Record) error {
 	type key struct{ ns, thread string }
 	groups := map[key][]*mnemo.Record{}
@@ -116,33 +116,57 @@ func (s *Service) threadContext(ctx context.Context, recs []*mnemo.Record) error
 	}
 	for _, k := range order {
 		batch := groups[k]
-		nodes := make([]threadNode, 0, len(batch))
+		nodes := make([]threadNode, 0, len(batch)+1)
 		mine := make(map[string]bool, len(batch))
-		level, latest := 0, time.Time{}
+		levels := map[int]bool{}
+		first, last := batch[0].CreatedAt, batch[0].CreatedAt
 		for _, r := range batch {
 			nodes = append(nodes, threadNode{rec: r, own: r.Embedding})
 			mine[r.ID] = true
-			level = max(level, r.AccessLevel)
-			if r.CreatedAt.After(latest) {
-				latest = r.CreatedAt
+			levels[r.AccessLevel] = true
+			if r.CreatedAt.Before(first) {
+				first = r.CreatedAt
+			}
+			if r.CreatedAt.After(last) {
+				last = r.CreatedAt
 			}
 		}
-		until := latest.Add(time.Nanosecond)
-		stored, err := s.store.List(ctx, mnemo.Scope{Namespace: k.ns, Clearance: level}, mnemo.ListOptions{
-			Filter: mnemo.Filter{Thread: k.thread, Until: &until}, Limit: threadLookback, IncludeHistory: true})
+		seen := map[string]bool{}
+		add := func(stored []*mnemo.Record) {
+			for _, r := range stored {
+				if !mine[r.ID] && !seen[r.ID] {
+					seen[r.ID] = true
+					nodes = append(nodes, threadNode{rec: r, fixed: true})
+				}
+			}
+		}
+		top := 0
+		for level := range levels {
+			top = max(top, level)
+			prev, err := s.store.List(ctx, mnemo.Scope{Namespace: k.ns, Clearance: level}, mnemo.ListOptions{
+				Filter: mnemo.Filter{Thread: k.thread, Until: &first}, ByTime: true, Limit: 1, IncludeHistory: true})
+			if err != nil {
+				return err
+			}
+			add(prev)
+		}
+		until := last.Add(time.Nanosecond)
+		within, err := s.store.List(ctx, mnemo.Scope{Namespace: k.ns, Clearance: top}, mnemo.ListOptions{
+			Filter: mnemo.Filter{Thread: k.thread, Since: &first, Until: &until}, ByTime: true,
+			Limit: maxThreadSpan, IncludeHistory: true})
 		if err != nil {
 			return err
 		}
-		for _, r := range stored {
-			if !mine[r.ID] {
-				nodes = append(nodes, threadNode{rec: r, fixed: true})
-			}
-		}
+		add(within)
 		slices.SortStableFunc(nodes, threadOrder)
 		chain(nodes)
 	}
 	return nil
 }
+
+// maxThreadSpan bounds how many stored records of a thread dated within one
+// batch's time span the write path reads.
+const maxThreadSpan = 100_000
 
 // rethread recomputes the vectors of every thread among recs from their
 // own embeddings (own[id]), as Reembed does: recs holds whole threads.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
 )
@@ -233,5 +234,113 @@ func TestThreadValidation(t *testing.T) {
 	}
 	if n, _ := f.store.Count(context.Background(), mnemo.DefaultNamespace); n != 0 {
 		t.Errorf("%d records stored after rejected writes", n)
+	}
+}
+
+// The thread factor lifts the turns of the conversation a query is about;
+// records without a thread carry no thread factor, and presets that do not
+// weigh threads ignore it.
+func TestThreadFactor(t *testing.T) {
+	f := open(t, "", nil)
+	start := f.now.Add(-time.Hour)
+	var recs []mnemo.NewRecord
+	for i, text := range []string{
+		"Anna: Did the Svalbard ground station pass restore the telemetry link?",
+		"Ben: Yes, all green since 14:05.",
+		"Anna: Great, log it in the handover.",
+	} {
+		recs = append(recs, mnemo.NewRecord{Text: text, Thread: "ops-1", At: at(start.Add(time.Duration(i) * time.Minute))})
+	}
+	for i, text := range []string{
+		"Carl: The canteen telemetry dashboard is down again.",
+		"Dana: I will reboot it after lunch.",
+	} {
+		recs = append(recs, mnemo.NewRecord{Text: text, Thread: "ops-2", At: at(start.Add(time.Duration(10+i) * time.Minute))})
+	}
+	recs = append(recs, mnemo.NewRecord{Text: "The coffee machine on floor 2 is broken again.", At: at(start)})
+	w := f.remember(t, "", recs...)
+
+	query := "Svalbard ground station pass telemetry link"
+	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: query, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Weights[mnemo.FactorThread] != 0.10 {
+		t.Errorf("weights %v: want thread 0.10", res.Weights)
+	}
+	rank := map[string]int{}
+	hits := map[string]mnemo.RecallHit{}
+	for i, h := range res.Hits {
+		rank[h.ID], hits[h.ID] = i, h
+	}
+	reply, other := w[1].ID, w[4].ID
+	if hits[reply].Factors[mnemo.FactorThread] != 1 {
+		t.Errorf("reply in the query's thread: thread factor %v, want 1", hits[reply].Factors)
+	}
+	if th, ok := hits[other].Factors[mnemo.FactorThread]; ok && th >= 1 {
+		t.Errorf("record of the other thread: thread factor %v, want < 1", th)
+	}
+	if _, ok := rank[reply]; !ok {
+		t.Fatal("the reply was not recalled")
+	}
+	if r, ok := rank[other]; ok && r < rank[reply] {
+		t.Errorf("a turn of the other conversation ranks above the reply in the query's conversation")
+	}
+	if h, ok := hits[w[5].ID]; ok {
+		if _, has := h.Factors[mnemo.FactorThread]; has {
+			t.Error("a record without a thread has a thread factor")
+		}
+	}
+
+	aura, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: query, K: 10, Preset: "aura"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range aura.Hits {
+		if _, has := h.Factors[mnemo.FactorThread]; has {
+			t.Fatal("aura does not weigh threads, yet a hit has a thread factor")
+		}
+	}
+	if _, has := aura.Weights[mnemo.FactorThread]; has {
+		t.Error("aura weights list a thread weight")
+	}
+}
+
+// BenchmarkRememberAppend measures appending one record to a store of
+// 20,000 records, without a thread and as the next turn of a 50-turn
+// thread (which also reads the thread's latest records for context):
+//
+//	go test ./engine -run '^$' -bench RememberAppend
+func BenchmarkRememberAppend(b *testing.B) {
+	f := open(b, "", nil)
+	ctx := context.Background()
+	syn := bench.NewSynth(7, f.now)
+	for range 20 {
+		if _, err := f.svc.Remember(ctx, admin, "", syn.Records(1000), engine.WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 50 {
+		r := syn.Record()
+		r.Thread, r.At = "chat", at(f.now.Add(time.Duration(i-1000)*time.Minute))
+		if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{r}, engine.WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, thread := range []string{"", "chat"} {
+		name := "no-thread"
+		if thread != "" {
+			name = "thread"
+		}
+		b.Run(name, func(b *testing.B) {
+			recs := syn.Records(b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				recs[i].Thread, recs[i].At = thread, at(f.now.Add(time.Duration(i)*time.Second))
+				if _, err := f.svc.Remember(ctx, admin, "", recs[i:i+1], engine.WriteOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -499,7 +499,8 @@ func validIDs(ids []string) []string {
 	return out
 }
 
-// List returns records matching opt, newest id first.
+// List returns records matching opt, newest id first (newest created_at
+// first with opt.ByTime).
 func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
@@ -510,12 +511,19 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 	if !textOK(opt.After) {
 		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "cursor is not valid UTF-8"))
 	}
+	if opt.ByTime && opt.After != "" {
+		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
+	}
 	w := &where{}
 	whereSQL(w, sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
 	if opt.After != "" {
 		w.add("id < " + w.arg(opt.After))
 	}
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + ` ORDER BY namespace DESC, id DESC LIMIT ` + w.arg(opt.Limit)
+	order := ` ORDER BY namespace DESC, id DESC`
+	if opt.ByTime {
+		order = ` ORDER BY namespace DESC, created_at DESC, id DESC`
+	}
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + order + ` LIMIT ` + w.arg(opt.Limit)
 	rows, err := s.pool.Query(ctx, q, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list: %w", err)

@@ -20,6 +20,10 @@ type Preset struct {
 	// relevant candidate of the same query (see GatedScore), so priors
 	// re-order relevant records but never lift an irrelevant one above them.
 	GatePriors bool `json:"gate_priors"`
+	// ThreadWeight is the weight of the thread factor (see ThreadFactor,
+	// WithThread): evidence that a record's conversation as a whole is
+	// about the query. 0 leaves scores as the weights alone give them.
+	ThreadWeight float64 `json:"thread_weight,omitempty"`
 }
 
 // Preset names.
@@ -77,7 +81,11 @@ func Alma() Preset {
 //   - frequency 0.05: a small popularity prior that cannot bury new records;
 //   - priors are gated by relevance (GatePriors, GatedScore): a record
 //     that barely matches the task gets little credit for being new,
-//     important or popular, so the digest is not filled with fresh noise.
+//     important or popular, so the digest is not filled with fresh noise;
+//   - thread 0.10 on top (ThreadWeight, WithThread), as much as importance
+//     or confidence: a record whose conversation is the one the query is
+//     about gains up to 0.10, so the terse turns around a match ("Yes,
+//     last Tuesday") can join it. Records without a thread are unaffected.
 //
 // The weights sum to 1. Recency floor 0.05, no rounding (rounding would
 // create ties in the ranking), and the extended half-life table
@@ -93,6 +101,7 @@ func Default() Preset {
 		HalfLives:       ExtendedHalfLives(),
 		DefaultHalfLife: DefaultHalfLifeDays,
 		GatePriors:      true,
+		ThreadWeight:    0.10,
 	}
 }
 

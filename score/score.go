@@ -90,6 +90,30 @@ func (p Preset) GatedScore(w Weights, f Factors, gate float64) float64 {
 	return Round(clamp01(Relevance(w, f)+gate*prior), p.Decimals)
 }
 
+// ThreadFactor returns the thread factor of a record from the relevance of
+// the query's candidates: mass is the summed relevance of the candidates in
+// the record's thread, best the largest such sum over the threads of the
+// query. It is in [0, 1]: 1 for the records of the thread the query is most
+// about, 0 for a record without a thread or when no thread has relevance.
+func ThreadFactor(mass, best float64) float64 {
+	if !(best > 0) || !(mass > 0) {
+		return 0
+	}
+	return clamp01(mass / best)
+}
+
+// WithThread adds the thread factor to a score: s + ThreadWeight·thread,
+// clamped to [0, 1] and rounded as Score rounds. With ThreadWeight 0 it
+// returns s unchanged. Unlike the priors it is not gated by the record's
+// own relevance: its point is to lift the records of a relevant
+// conversation that share few words with the query.
+func (p Preset) WithThread(s, thread float64) float64 {
+	if p.ThreadWeight == 0 || thread == 0 {
+		return s
+	}
+	return Round(clamp01(s+float64(p.ThreadWeight*thread)), p.Decimals)
+}
+
 // ComputeScore is the reference aura compute_score:
 //
 //	round(alpha·semantic + beta·max(2^(−days/halfLife), floor) + gamma·importance, 4)

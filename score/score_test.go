@@ -303,3 +303,31 @@ func TestGatedScore(t *testing.T) {
 		t.Fatal("only the default preset gates priors")
 	}
 }
+
+func TestThreadFactorAndWithThread(t *testing.T) {
+	cases := []struct{ mass, best, want float64 }{
+		{2, 4, 0.5}, {4, 4, 1}, {0, 4, 0}, {1, 0, 0}, {-1, 4, 0}, {5, 4, 1},
+		{math.NaN(), 4, 0}, {1, math.NaN(), 0}, {1, math.Inf(1), 0},
+	}
+	for _, c := range cases {
+		if got := score.ThreadFactor(c.mass, c.best); got != c.want {
+			t.Errorf("ThreadFactor(%v, %v) = %v, want %v", c.mass, c.best, got, c.want)
+		}
+	}
+	def := score.Default()
+	if def.ThreadWeight != 0.10 {
+		t.Errorf("default thread weight %v, want 0.10", def.ThreadWeight)
+	}
+	if got := def.WithThread(0.4, 0.5); math.Abs(got-0.45) > 1e-12 {
+		t.Errorf("WithThread(0.4, 0.5) = %v, want 0.45", got)
+	}
+	if got := def.WithThread(0.98, 1); got != 1 {
+		t.Errorf("WithThread clamps: got %v", got)
+	}
+	for _, name := range []string{score.PresetAura, score.PresetAlma} {
+		p, _ := score.Lookup(name)
+		if p.ThreadWeight != 0 || p.WithThread(0.3, 1) != 0.3 {
+			t.Errorf("%s should not weigh threads", name)
+		}
+	}
+}

@@ -431,7 +431,8 @@ func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen 
 	return out, nil
 }
 
-// List returns records matching opt, newest id first.
+// List returns records matching opt, newest id first (newest created_at
+// first with opt.ByTime).
 func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
@@ -439,11 +440,18 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 	if opt.Limit == 0 {
 		opt.Limit = 100
 	}
+	if opt.ByTime && opt.After != "" {
+		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
+	}
 	w := whereSQL(sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
 	if opt.After != "" {
 		w.add("id < ?", opt.After)
 	}
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + ` ORDER BY namespace DESC, id DESC LIMIT ?`
+	order := ` ORDER BY namespace DESC, id DESC`
+	if opt.ByTime {
+		order = ` ORDER BY namespace DESC, created_at DESC, id DESC`
+	}
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + order + ` LIMIT ?`
 	rows, err := s.rdb.QueryContext(ctx, q, append(w.args, opt.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)

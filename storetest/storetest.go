@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"VectorRanking", testVectorRanking},
 		{"ConcurrentInserts", testConcurrentInserts},
 		{"ListPagination", testListPagination},
+		{"ListByTime", testListByTime},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -933,6 +934,44 @@ func testConcurrentInserts(t *testing.T, s mnemo.Store) {
 	hits, _ := s.Vector(bg, mnemo.Scope{Namespace: "conc"}, vec(1), mnemo.Filter{}, 1000)
 	if len(hits) != workers*batches*per {
 		t.Errorf("vector sees %d records, want %d", len(hits), workers*batches*per)
+	}
+}
+
+// testListByTime: ByTime orders by created_at, newest first, equal times by
+// id descending, whatever the ids; with a thread filter and a time window,
+// as the write path asks for a thread's latest records.
+func testListByTime(t *testing.T, s mnemo.Store) {
+	ages := []int{5, 1, 9, 1, 3, 7} // hours before base; ids ascend in this order
+	var recs []*mnemo.Record
+	for i, h := range ages {
+		r := rec("bytime", fmt.Sprintf("turn %d", i))
+		r.CreatedAt = base.Add(-time.Duration(h) * time.Hour)
+		r.UpdatedAt, r.ValidFrom = r.CreatedAt, r.CreatedAt
+		r.Thread = "chat"
+		recs = append(recs, r)
+	}
+	other := rec("bytime", "another thread")
+	other.Thread = "other"
+	insert(t, s, append(recs, other)...)
+	want := []string{recs[3].ID, recs[1].ID, recs[4].ID, recs[0].ID, recs[5].ID, recs[2].ID}
+	sc := mnemo.Scope{Namespace: "bytime"}
+	got, err := s.List(bg, sc, mnemo.ListOptions{Filter: mnemo.Filter{Thread: "chat"}, ByTime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recordIDs(got), want) {
+		t.Errorf("by time = %v\nwant %v", recordIDs(got), want)
+	}
+	until := base.Add(-3 * time.Hour)
+	got, err = s.List(bg, sc, mnemo.ListOptions{Filter: mnemo.Filter{Thread: "chat", Until: &until}, ByTime: true, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recordIDs(got), []string{recs[0].ID}) {
+		t.Errorf("latest before -3h = %v, want %v", recordIDs(got), recs[0].ID)
+	}
+	if _, err := s.List(bg, sc, mnemo.ListOptions{ByTime: true, After: recs[0].ID}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("ByTime with an id cursor: %v, want %s", err, mnemo.EINVALID)
 	}
 }
 
