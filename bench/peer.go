@@ -303,6 +303,7 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 				return err
 			}
 			for _, s := range c.Sessions {
+				thread := fmt.Sprintf("%s/session-%d", c.ID, s.N)
 				for _, t := range s.Turns {
 					ents = append(ents, peerEntity{Name: t.DiaID, EntityType: "turn", Observations: []string{t.RecordText()}})
 					if len(ents) == 100 {
@@ -311,7 +312,7 @@ func peerLoCoMo(ctx context.Context, opt PeerOptions, rep *PeerReport,
 						}
 					}
 					if err := mn.Call(ctx, mnemoWrite, map[string]any{"text": t.RecordText(), "source": "user",
-						"provenance": []string{"dia:" + t.DiaID}}, nil); err != nil {
+						"provenance": []string{"dia:" + t.DiaID}, "thread": thread}, nil); err != nil {
 						return err
 					}
 				}
