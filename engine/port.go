@@ -94,11 +94,15 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 	}
 	for i := 0; i < len(recs); i += ImportBatch {
 		batch := recs[i:min(i+ImportBatch, len(recs))]
-		if err := s.prepare(ctx, batch); err != nil {
+		restamped, err := s.prepare(ctx, batch)
+		if err != nil {
 			return res, err
 		}
 		skipped, err := s.store.Insert(ctx, batch, "import", c.Name)
 		if err != nil {
+			return res, err
+		}
+		if err := s.storeVectors(ctx, restamped); err != nil {
 			return res, err
 		}
 		res.Skipped += skipped

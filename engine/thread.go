@@ -29,10 +29,15 @@ import (
 // p is the latest record of the same namespace and thread that was created
 // no later than the record (ties broken by id), is not forgotten, and whose
 // access level is at most the record's own: a record never carries words of
-// one its readers may not see. The context is fixed when the record is
-// written (or its text or thread changes); a record written later but dated
-// earlier does not change the vectors of the records after it, and Reembed
-// recomputes every thread from scratch.
+// one its readers may not see.
+//
+// The vectors of a thread's live records always equal what Reembed computes
+// from scratch (a property test checks it): appending reads one stored
+// record per access level and changes no stored vector; a batch dated into
+// the middle of a thread, an edit of a record's text, access level or
+// thread, a forget, a restore or a merge re-chains the records dated from
+// it on. So forgetting a record also takes its words out of the vectors of
+// the turns after it.
 const contextWeight = 0.5
 
 // threadNode is one record of a thread in context order.
@@ -94,13 +99,11 @@ func blend(own, prev []float32) []float32 {
 }
 
 // threadContext gives the records of one write (already embedded with their
-// own text) their thread context. For each thread of the batch it reads
-// from the store, by the thread index, the latest earlier record visible at
-// each access level of the batch (the predecessor of the batch's first
-// record at that level) and any stored records dated within the batch's
-// time span (a batch written into the middle of a thread); appending to a
-// thread reads one record per access level.
-func (s *Service) threadContext(ctx context.Context, recs []*mnemo.Record) error {
+// own text) their thread context, and returns the stored records whose
+// vectors change with them (records of the same threads dated after the
+// batch's first record, which the caller stores with SetEmbeddings once
+// the batch is written). Appending to a thread changes no stored vector.
+func (s *Service) threadContext(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.Record, error) {
 	type key struct{ ns, thread string }
 	groups := map[key][]*mnemo.Record{}
 	var order []key
@@ -114,59 +117,158 @@ func (s *Service) threadContext(ctx context.Context, recs []*mnemo.Record) error
 		}
 		groups[k] = append(groups[k], r)
 	}
+	var changed []*mnemo.Record
 	for _, k := range order {
 		batch := groups[k]
-		nodes := make([]threadNode, 0, len(batch)+1)
-		mine := make(map[string]bool, len(batch))
-		levels := map[int]bool{}
-		first, last := batch[0].CreatedAt, batch[0].CreatedAt
+		from := batch[0].CreatedAt
 		for _, r := range batch {
-			nodes = append(nodes, threadNode{rec: r, own: r.Embedding})
-			mine[r.ID] = true
-			levels[r.AccessLevel] = true
-			if r.CreatedAt.Before(first) {
-				first = r.CreatedAt
-			}
-			if r.CreatedAt.After(last) {
-				last = r.CreatedAt
+			if r.CreatedAt.Before(from) {
+				from = r.CreatedAt
 			}
 		}
-		seen := map[string]bool{}
-		add := func(stored []*mnemo.Record) {
-			for _, r := range stored {
-				if !mine[r.ID] && !seen[r.ID] {
-					seen[r.ID] = true
-					nodes = append(nodes, threadNode{rec: r, fixed: true})
-				}
-			}
-		}
-		top := 0
-		for level := range levels {
-			top = max(top, level)
-			prev, err := s.store.List(ctx, mnemo.Scope{Namespace: k.ns, Clearance: level}, mnemo.ListOptions{
-				Filter: mnemo.Filter{Thread: k.thread, Until: &first}, ByTime: true, Limit: 1, IncludeHistory: true})
-			if err != nil {
-				return err
-			}
-			add(prev)
-		}
-		until := last.Add(time.Nanosecond)
-		within, err := s.store.List(ctx, mnemo.Scope{Namespace: k.ns, Clearance: top}, mnemo.ListOptions{
-			Filter: mnemo.Filter{Thread: k.thread, Since: &first, Until: &until}, ByTime: true,
-			Limit: maxThreadSpan, IncludeHistory: true})
+		ch, err := s.relink(ctx, k.ns, k.thread, batch, from)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		add(within)
-		slices.SortStableFunc(nodes, threadOrder)
-		chain(nodes)
+		changed = append(changed, ch...)
 	}
-	return nil
+	return changed, nil
 }
 
-// maxThreadSpan bounds how many stored records of a thread dated within one
-// batch's time span the write path reads.
+// rechain recomputes, and stores, the vectors of the records of a thread
+// dated at or after from: what Update, Forget and Restore call when a
+// record's words, access level or presence in its thread change.
+func (s *Service) rechain(ctx context.Context, ns, thread string, from time.Time) error {
+	if thread == "" {
+		return nil
+	}
+	changed, err := s.relink(ctx, ns, thread, nil, from)
+	if err != nil {
+		return err
+	}
+	return s.storeVectors(ctx, changed)
+}
+
+// storeVectors writes the vectors of records already stored.
+func (s *Service) storeVectors(ctx context.Context, recs []*mnemo.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	m := make(map[string][]float32, len(recs))
+	for _, r := range recs {
+		m[r.ID] = r.Embedding
+	}
+	return s.store.SetEmbeddings(ctx, m)
+}
+
+// relink chains the records of one thread from time from on: batch (records
+// about to be written or rewritten, own embeddings in Embedding) and the
+// thread's stored records dated at or after from, which are re-embedded
+// from their text; the records before from are context as they are stored.
+// It sets the batch's vectors and returns the stored records whose vectors
+// changed.
+func (s *Service) relink(ctx context.Context, ns, thread string, batch []*mnemo.Record, from time.Time) ([]*mnemo.Record, error) {
+	all := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
+	mine := make(map[string]bool, len(batch))
+	nodes := make([]threadNode, 0, len(batch)+1)
+	levels := map[int]bool{}
+	for _, r := range batch {
+		mine[r.ID] = true
+		levels[r.AccessLevel] = true
+		nodes = append(nodes, threadNode{rec: r, own: r.Embedding})
+	}
+	// The stored records from `from` on are re-chained with the batch.
+	later, err := s.store.List(ctx, all, mnemo.ListOptions{Filter: mnemo.Filter{Thread: thread, Since: &from},
+		ByTime: true, Limit: maxThreadSpan, IncludeHistory: true})
+	if err != nil {
+		return nil, err
+	}
+	var restamp []*mnemo.Record
+	for _, r := range later {
+		if mine[r.ID] {
+			continue
+		}
+		c := *r // the store may share r; the new vector goes on a copy
+		restamp = append(restamp, &c)
+		levels[r.AccessLevel] = true
+	}
+	if len(restamp) > 0 {
+		texts := make([]string, len(restamp))
+		for i, r := range restamp {
+			texts[i] = embedText(r)
+		}
+		vecs, err := s.embedAll(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range restamp {
+			nodes = append(nodes, threadNode{rec: r, own: vecs[i]})
+		}
+	}
+	// Context before `from`: for each access level, the latest record it
+	// may see (a handful of indexed reads); with many distinct levels, the
+	// whole earlier thread in one read.
+	before := &from
+	seen := map[string]bool{}
+	addFixed := func(rs []*mnemo.Record) {
+		for _, r := range rs {
+			if !mine[r.ID] && !seen[r.ID] {
+				seen[r.ID] = true
+				nodes = append(nodes, threadNode{rec: r, fixed: true})
+			}
+		}
+	}
+	if len(levels) > maxLevelReads {
+		prev, err := s.store.List(ctx, all, mnemo.ListOptions{Filter: mnemo.Filter{Thread: thread, Until: before},
+			ByTime: true, Limit: maxThreadSpan, IncludeHistory: true})
+		if err != nil {
+			return nil, err
+		}
+		addFixed(prev)
+	} else {
+		for level := range levels {
+			prev, err := s.store.List(ctx, mnemo.Scope{Namespace: ns, Clearance: level}, mnemo.ListOptions{
+				Filter: mnemo.Filter{Thread: thread, Until: before}, ByTime: true, Limit: 1, IncludeHistory: true})
+			if err != nil {
+				return nil, err
+			}
+			addFixed(prev)
+		}
+	}
+	slices.SortStableFunc(nodes, threadOrder)
+	chain(nodes)
+	old := make(map[string][]float32, len(later))
+	for _, r := range later {
+		old[r.ID] = r.Embedding
+	}
+	var changed []*mnemo.Record
+	for _, r := range restamp {
+		if !slices.Equal(r.Embedding, old[r.ID]) {
+			changed = append(changed, r)
+		}
+	}
+	return changed, nil
+}
+
+// embedAll embeds texts in batches of 256.
+func (s *Service) embedAll(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for i := 0; i < len(texts); i += 256 {
+		vecs, err := s.emb.Embed(ctx, texts[i:min(i+256, len(texts))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// maxThreadSpan bounds how many records of one thread a write re-chains.
 const maxThreadSpan = 100_000
+
+// maxLevelReads is how many access levels get a predecessor read each
+// before relink reads the whole earlier thread instead.
+const maxLevelReads = 8
 
 // rethread recomputes the vectors of every thread among recs from their
 // own embeddings (own[id]), as Reembed does: recs holds whole threads.

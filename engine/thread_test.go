@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"math"
+	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -342,5 +344,93 @@ func BenchmarkRememberAppend(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Whatever happens to a thread — appends, batches dated into its middle,
+// edits of text, access level or thread, forgets, restores, merges — its
+// live records' vectors are what Reembed computes from scratch.
+func TestThreadVectorsStayCanonical(t *testing.T) {
+	ctx := context.Background()
+	for seed := range 8 {
+		f := open(t, "", nil)
+		rng := rand.New(rand.NewSource(int64(seed)))
+		start := f.now.Add(-100 * time.Hour)
+		words := strings.Fields("pass uplink telemetry battery thermal orbit relay antenna burn window cargo crew docking solar panel")
+		text := func() string {
+			n := 3 + rng.Intn(5)
+			out := make([]string, n)
+			for i := range out {
+				out[i] = words[rng.Intn(len(words))]
+			}
+			return strings.Join(out, " ")
+		}
+		var ids []string
+		newRec := func() mnemo.NewRecord {
+			return mnemo.NewRecord{Text: text(), Thread: []string{"a", "b", ""}[rng.Intn(3)], AccessLevel: rng.Intn(3),
+				At: at(start.Add(time.Duration(rng.Intn(100)) * time.Hour))}
+		}
+		for step := range 60 {
+			switch op := rng.Intn(10); {
+			case op < 4 || len(ids) == 0: // a batch of one to five records, maybe merging duplicates
+				n := 1 + rng.Intn(5)
+				batch := make([]mnemo.NewRecord, n)
+				for i := range batch {
+					batch[i] = newRec()
+				}
+				if len(ids) > 0 && rng.Intn(4) == 0 {
+					old := get(t, f, "", ids[rng.Intn(len(ids))])
+					batch[0].Text, batch[0].Thread, batch[0].AccessLevel = old.Text, old.Thread, old.AccessLevel
+				}
+				out, err := f.svc.Remember(ctx, admin, "", batch, engine.WriteOptions{Dedup: rng.Intn(2) == 0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range out {
+					if !w.Merged {
+						ids = append(ids, w.ID)
+					}
+				}
+			case op < 7: // edit text, level or thread
+				id := ids[rng.Intn(len(ids))]
+				var p mnemo.RecordPatch
+				switch rng.Intn(3) {
+				case 0:
+					tx := text()
+					p.Text = &tx
+				case 1:
+					l := rng.Intn(3)
+					p.AccessLevel = &l
+				default:
+					th := []string{"a", "b", ""}[rng.Intn(3)]
+					p.Thread = &th
+				}
+				if _, err := f.svc.Update(ctx, admin, "", id, p); err != nil && mnemo.ErrorCode(err) != mnemo.ECONFLICT {
+					t.Fatalf("step %d: update: %v", step, err)
+				}
+			case op < 9:
+				if _, err := f.svc.Forget(ctx, admin, "", ids[rng.Intn(len(ids))]); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if _, err := f.svc.Restore(ctx, admin, "", ids[rng.Intn(len(ids))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		before := map[string][]float32{}
+		for _, id := range ids {
+			if r := get(t, f, "", id); r.DeletedAt == nil {
+				before[id] = r.Embedding
+			}
+		}
+		if _, err := f.svc.Reembed(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		for id, v := range before {
+			if r := get(t, f, "", id); !sameVector(r.Embedding, v) {
+				t.Fatalf("seed %d: record %s (thread %q, level %d): vector differs from a fresh reembed", seed, id, r.Thread, r.AccessLevel)
+			}
+		}
 	}
 }

@@ -59,7 +59,8 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		}
 		supersede[i] = old
 	}
-	if err := s.prepare(ctx, recs); err != nil {
+	restamped, err := s.prepare(ctx, recs)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]Written, len(recs))
@@ -81,6 +82,23 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 	if len(fresh) > 0 {
 		if _, err := s.store.Insert(ctx, fresh, "create", c.Name); err != nil {
 			return nil, err
+		}
+	}
+	if err := s.storeVectors(ctx, restamped); err != nil {
+		return nil, err
+	}
+	// A record of a thread merged into an existing one of the same thread
+	// was context for the records after it, and the existing one may have
+	// taken its text: chain the thread again from the earlier of the two.
+	for i, w := range out {
+		if w.Merged && recs[i].Thread != "" {
+			from := recs[i].CreatedAt
+			if w.CreatedAt.Before(from) {
+				from = w.CreatedAt
+			}
+			if err := s.rechain(ctx, sc.Namespace, recs[i].Thread, from); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i, old := range supersede {
@@ -116,8 +134,10 @@ func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
 }
 
 // prepare counts tokens of the rendered entry and embeds every record,
-// giving the records of a thread their context (threadContext).
-func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
+// giving the records of a thread their context (threadContext). It returns
+// the stored records whose vectors change with the batch, to be stored
+// (storeVectors) once the batch is written.
+func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.Record, error) {
 	texts := make([]string, len(recs))
 	for i, r := range recs {
 		texts[i] = embedText(r)
@@ -146,7 +166,7 @@ func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) error {
 		j := min(i+batch, len(texts))
 		vecs, err := s.emb.Embed(ctx, texts[i:j])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for k, v := range vecs {
 			recs[i+k].Embedding = v
@@ -188,7 +208,9 @@ func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.R
 	}
 	kw := keywords(r.Text)
 	for _, old := range cands {
-		if old.AccessLevel != r.AccessLevel || !IsDuplicate(kw, keywords(old.Text)) {
+		// Near-duplicates are merged within one access level and one thread:
+		// two turns of different conversations stay two records.
+		if old.AccessLevel != r.AccessLevel || old.Thread != r.Thread || !IsDuplicate(kw, keywords(old.Text)) {
 			continue
 		}
 		if r.Confidence > old.Confidence || (r.Confidence == old.Confidence && r.Text != old.Text) {
@@ -270,18 +292,28 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 	r.Tokens = s.count(entryBody(r))
 	// The vector changes with the text, and for a record of a thread also
 	// with its thread and access level (which decide its context).
+	var restamped []*mnemo.Record
 	if embedText(r) != before || (r.Thread != "" || thread != "") && (r.Thread != thread || r.AccessLevel != level) {
 		vecs, err := s.emb.Embed(ctx, []string{embedText(r)})
 		if err != nil {
 			return nil, err
 		}
 		r.Embedding = vecs[0]
-		if err := s.threadContext(ctx, []*mnemo.Record{r}); err != nil {
+		if restamped, err = s.threadContext(ctx, []*mnemo.Record{r}); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.store.Update(ctx, r, "update", c.Name); err != nil {
 		return nil, err
+	}
+	if err := s.storeVectors(ctx, restamped); err != nil {
+		return nil, err
+	}
+	if thread != "" && thread != r.Thread {
+		// The record left its thread: the records after it lose its words.
+		if err := s.rechain(ctx, r.Namespace, thread, r.CreatedAt); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -309,7 +341,11 @@ func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*m
 	t := s.now().UTC()
 	r.DeletedAt = &t
 	r.UpdatedAt = t
-	return r, s.store.Update(ctx, r, "forget", c.Name)
+	if err := s.store.Update(ctx, r, "forget", c.Name); err != nil {
+		return nil, err
+	}
+	// The records after it in its thread no longer carry its words.
+	return r, s.rechain(ctx, r.Namespace, r.Thread, r.CreatedAt)
 }
 
 // Restore undoes Forget.
@@ -323,7 +359,14 @@ func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*
 	}
 	r.DeletedAt = nil
 	r.UpdatedAt = s.now().UTC()
-	return r, s.store.Update(ctx, r, "restore", c.Name)
+	if err := s.store.Update(ctx, r, "restore", c.Name); err != nil {
+		return nil, err
+	}
+	// It and the records after it in its thread take their context again.
+	if err := s.rechain(ctx, r.Namespace, r.Thread, r.CreatedAt); err != nil {
+		return nil, err
+	}
+	return s.store.Get(ctx, scopeOf(c, ns), id)
 }
 
 func validateFilter(f mnemo.Filter) error {
