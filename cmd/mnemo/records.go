@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -571,9 +572,16 @@ func cmdReembed(ctx context.Context, a *app, args []string) error {
 
 func formatFactors(m map[string]float64) string {
 	keys := []string{mnemo.FactorSemantic, mnemo.FactorKeyword, mnemo.FactorRecency, mnemo.FactorImportance,
-		mnemo.FactorConfidence, mnemo.FactorFrequency, mnemo.FactorCriticality, "gate", "kind_boost"}
+		mnemo.FactorConfidence, mnemo.FactorFrequency, mnemo.FactorCriticality, mnemo.FactorThread, "gate", "kind_boost"}
+	var rest []string
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range append(keys, rest...) {
 		if v, ok := m[k]; ok {
 			parts = append(parts, fmt.Sprintf("%s=%.3f", k, v))
 		}
