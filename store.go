@@ -124,6 +124,10 @@ type Store interface {
 	SetEmbeddings(ctx context.Context, vecs map[string][]float32) error
 	// Namespaces lists the namespaces that hold records.
 	Namespaces(ctx context.Context) ([]string, error)
+	// Locate returns the namespace of each of ids that exists in the store,
+	// in any namespace, forgotten ones included (record ids are unique
+	// across the store).
+	Locate(ctx context.Context, ids []string) (map[string]string, error)
 	// Close releases the store.
 	Close() error
 }

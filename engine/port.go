@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -48,6 +51,30 @@ type ImportResult struct {
 	Read     int `json:"read"`
 	Imported int `json:"imported"`
 	Skipped  int `json:"skipped"` // already present (import is idempotent by id)
+	// Renamed counts the records imported under a new id because theirs
+	// is taken in another namespace of the store: the new id is derived from
+	// the namespace and the original id (RenamedID), and references to them
+	// inside the import were rewritten. A second import skips them.
+	Renamed int `json:"renamed,omitempty"`
+}
+
+// RenamedID is the id a record gets when imported into namespace ns while
+// its own id is taken in another namespace: a ULID keeps its timestamp and
+// gets entropy from SHA-256(ns, id); any other id gets "." + ns appended.
+// The same (ns, id) always gives the same id, so importing twice is still
+// idempotent.
+func RenamedID(ns, id string) string {
+	sum := sha256.Sum256([]byte(ns + "\x00" + id))
+	if u, err := ulid.ParseStrict(id); err == nil {
+		var e [10]byte
+		copy(e[:], sum[:])
+		var out ulid.ULID
+		if err := out.SetTime(u.Time()); err == nil {
+			copy(out[6:], e[:])
+			return out.String()
+		}
+	}
+	return id + "." + ns
 }
 
 // ImportBatch is the number of records written per transaction by Import.
@@ -86,11 +113,44 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 	}
 	res := ImportResult{Read: len(recs)}
 	seen := make(map[string]bool, len(recs))
+	ids := make([]string, len(recs))
 	for i, rec := range recs {
 		if seen[rec.ID] {
 			return ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
 		}
 		seen[rec.ID] = true
+		ids[i] = rec.ID
+	}
+	// Ids are unique across the store: a record whose id is taken in
+	// another namespace (an export imported into a second namespace of the
+	// same store) comes in under a derived id.
+	owners, err := s.store.Locate(ctx, ids)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	rename := map[string]string{}
+	for _, rec := range recs {
+		if ns, ok := owners[rec.ID]; ok && ns != sc.Namespace {
+			rename[rec.ID] = RenamedID(sc.Namespace, rec.ID)
+		}
+	}
+	if len(rename) > 0 {
+		derived := make([]string, 0, len(rename))
+		for _, id := range rename {
+			derived = append(derived, id)
+		}
+		present, err := s.store.Locate(ctx, derived)
+		if err != nil {
+			return ImportResult{}, err
+		}
+		for _, id := range rename {
+			if _, ok := present[id]; !ok {
+				res.Renamed++ // not yet imported under its new id
+			}
+		}
+		for _, rec := range recs {
+			renameRefs(rec, rename)
+		}
 	}
 	for i := 0; i < len(recs); i += ImportBatch {
 		batch := recs[i:min(i+ImportBatch, len(recs))]
@@ -197,4 +257,24 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 		return len(all), err
 	}
 	return len(all), nil
+}
+
+// renameRefs rewrites a record's id and its references to other records
+// (superseded_by, a decision's constrains and depends_on) by rename.
+func renameRefs(r *mnemo.Record, rename map[string]string) {
+	sw := func(id string) string {
+		if n, ok := rename[id]; ok {
+			return n
+		}
+		return id
+	}
+	r.ID, r.SupersededBy = sw(r.ID), sw(r.SupersededBy)
+	if d := r.Decision; d != nil {
+		for i, id := range d.Constrains {
+			d.Constrains[i] = sw(id)
+		}
+		for i, id := range d.DependsOn {
+			d.DependsOn[i] = sw(id)
+		}
+	}
 }

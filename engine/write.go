@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -46,6 +47,35 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 			return nil, err
 		}
 		recs[i] = r
+	}
+	// An id given by the caller must be new to the store (ids are unique
+	// across namespaces): writing over a record is Update's job.
+	var given []string
+	dup := map[string]bool{}
+	for i, n := range in {
+		if n.ID == "" {
+			continue
+		}
+		if dup[n.ID] {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice in the batch", i+1, n.ID)
+		}
+		dup[n.ID] = true
+		given = append(given, n.ID)
+	}
+	if len(given) > 0 {
+		taken, err := s.store.Locate(ctx, given)
+		if err != nil {
+			return nil, err
+		}
+		for i, n := range in {
+			if _, ok := taken[n.ID]; ok && n.ID != "" {
+				msg := fmt.Sprintf("record id %s already exists: change it with edit, or omit the id", n.ID)
+				if len(in) > 1 {
+					msg = fmt.Sprintf("record %d: %s", i+1, msg)
+				}
+				return nil, mnemo.Errorf(mnemo.ECONFLICT, "%s", msg)
+			}
+		}
 	}
 	// Supersession targets must exist and be visible before anything is written.
 	supersede := map[int]*mnemo.Record{}

@@ -245,3 +245,33 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Locate returns the namespace of each of ids that exists, in any namespace.
+func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string)
+	var valid []string
+	for _, id := range ids {
+		if textOK(id) { // an id PostgreSQL cannot hold cannot exist
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, namespace FROM records WHERE id = ANY($1::text[])`, valid)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: locate: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, ns string
+		if err := rows.Scan(&id, &ns); err != nil {
+			return nil, fmt.Errorf("postgres: locate: %w", err)
+		}
+		out[id] = ns
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: locate: %w", err)
+	}
+	return out, nil
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -241,6 +242,38 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: namespaces: %w", err)
+	}
+	return out, nil
+}
+
+// Locate returns the namespace of each of ids that exists, in any namespace.
+func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string)
+	const chunk = 500
+	for i := 0; i < len(ids); i += chunk {
+		part := ids[i:min(i+chunk, len(ids))]
+		args := make([]any, len(part))
+		for k, id := range part {
+			args[k] = id
+		}
+		rows, err := s.rdb.QueryContext(ctx, `SELECT id, namespace FROM records WHERE id IN (?`+
+			strings.Repeat(", ?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: locate: %w", err)
+		}
+		for rows.Next() {
+			var id, ns string
+			if err := rows.Scan(&id, &ns); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: locate: %w", err)
+			}
+			out[id] = ns
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: locate: %w", err)
+		}
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -46,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ConcurrentInserts", testConcurrentInserts},
 		{"ListPagination", testListPagination},
 		{"ListByTime", testListByTime},
+		{"Locate", testLocate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1006,5 +1008,33 @@ func testListPagination(t *testing.T, s mnemo.Store) {
 	}
 	if _, err := s.List(bg, sc, mnemo.ListOptions{Limit: -1}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("negative limit: %v", err)
+	}
+}
+
+// testLocate: Locate finds ids in any namespace, forgotten ones included,
+// and ignores unknown ones.
+func testLocate(t *testing.T, s mnemo.Store) {
+	a, b, gone := rec("loc-a", "alpha"), rec("loc-b", "beta"), rec("loc-a", "gamma")
+	now := base
+	gone.DeletedAt = &now
+	insert(t, s, a, b, gone)
+	got, err := s.Locate(bg, []string{a.ID, b.ID, gone.ID, "no-such-id", "", "bad\x00id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{a.ID: "loc-a", b.ID: "loc-b", gone.ID: "loc-a"}
+	if !maps.Equal(got, want) {
+		t.Errorf("Locate = %v, want %v", got, want)
+	}
+	if got, err := s.Locate(bg, nil); err != nil || len(got) != 0 {
+		t.Errorf("Locate(nil) = %v, %v", got, err)
+	}
+	many := make([]string, 1200) // more than one query's worth
+	for i := range many {
+		many[i] = fmt.Sprintf("missing-%d", i)
+	}
+	many[1100] = b.ID
+	if got, err := s.Locate(bg, many); err != nil || !maps.Equal(got, map[string]string{b.ID: "loc-b"}) {
+		t.Errorf("Locate(1200 ids) = %v, %v", got, err)
 	}
 }

@@ -341,3 +341,29 @@ func TestTwoProcessesWriteAtOnce(t *testing.T) {
 		t.Fatalf("%d records, want %d: a write was lost", n, want)
 	}
 }
+
+// An export imported into a second namespace of the same database comes in
+// under new ids, and says so; threads and their filter work from the CLI.
+func TestCopyNamespaceAndThreads(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustCLI(t, db, "", "remember", "--thread", "shift-7", "Anna: did the Svalbard pass restore the uplink?")
+	mustCLI(t, db, "", "remember", "--thread", "shift-7", "Ben: yes, green since 14:05")
+	mustCLI(t, db, "", "remember", "unrelated note about the canteen")
+	if out := mustCLI(t, db, "", "list", "--filter", "thread=shift-7"); strings.Count(out, "\n") != 2 || strings.Contains(out, "canteen") {
+		t.Fatalf("list thread=shift-7:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "recall", "Svalbard pass uplink", "--k", "3"); !strings.Contains(out, "thread=1.000") || !strings.Contains(out, "thread=0.100") {
+		t.Errorf("recall does not explain the thread factor:\n%s", out)
+	}
+	exp := mustCLI(t, db, "", "export")
+	out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-")
+	if !strings.Contains(out, "imported 3 records into copy (0 already present)") || !strings.Contains(out, "3 records took new ids") {
+		t.Fatalf("import into copy:\n%s", out)
+	}
+	if out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-"); !strings.Contains(out, "imported 0 records into copy (3 already present)") || strings.Contains(out, "new ids") {
+		t.Fatalf("second import into copy:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "--namespace", "copy", "list", "--filter", "thread=shift-7"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("the copy lost its thread:\n%s", out)
+	}
+}

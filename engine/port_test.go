@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// An export imported into a second namespace of the same store: ids are
+// unique across the store, so the copies come in under derived ids, with
+// their references rewritten, and importing again is still idempotent.
+func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	base := f.remember(t, "a", mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use SQLite",
+		Decision: &mnemo.Decision{Title: "store"}, At: at(f.now.Add(-3 * time.Hour))})[0]
+	dep := f.remember(t, "a", mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use WAL mode",
+		Decision: &mnemo.Decision{Title: "journal", DependsOn: []string{base.ID, "elsewhere"}}})[0]
+	old := f.remember(t, "a", mnemo.NewRecord{Text: "The relay limit is 150 W", At: at(f.now.Add(-2 * time.Hour))})[0]
+	f.remember(t, "a", mnemo.NewRecord{Text: "The relay limit is 120 W", Supersedes: old.ID})
+	f.remember(t, "a", mnemo.NewRecord{Text: "custom id", ID: "adr-0001"})
+	var exp bytes.Buffer
+	if n, err := f.svc.Export(ctx, admin, "a", &exp); err != nil || n != 5 {
+		t.Fatalf("export: %d %v", n, err)
+	}
+
+	res, err := f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
+	if err != nil || res.Imported != 5 || res.Renamed != 5 || res.Skipped != 0 {
+		t.Fatalf("import into b: %+v %v", res, err)
+	}
+	list, err := f.svc.List(ctx, admin, "b", mnemo.ListOptions{IncludeHistory: true})
+	if err != nil || len(list) != 5 {
+		t.Fatalf("b holds %d records (%v), want 5", len(list), err)
+	}
+	byText := map[string]*mnemo.Record{}
+	for _, r := range list {
+		byText[r.Text] = r
+	}
+	if id := byText["Use SQLite"].ID; id != engine.RenamedID("b", base.ID) || id == base.ID {
+		t.Errorf("renamed id %s, want %s", id, engine.RenamedID("b", base.ID))
+	}
+	if got := byText["Use WAL mode"].Decision.DependsOn; !slices.Equal(got, []string{byText["Use SQLite"].ID, "elsewhere"}) {
+		t.Errorf("depends_on = %v: the reference into the import should follow the rename", got)
+	}
+	if got := byText["The relay limit is 150 W"].SupersededBy; got != byText["The relay limit is 120 W"].ID {
+		t.Errorf("superseded_by = %s, want the renamed successor", got)
+	}
+	if got := byText["custom id"].ID; got != "adr-0001.b" {
+		t.Errorf("custom id renamed to %s, want adr-0001.b", got)
+	}
+	// The ULID keeps its timestamp, so id order still follows time.
+	if byText["Use SQLite"].ID[:10] != base.ID[:10] {
+		t.Errorf("renamed ULID %s lost the timestamp of %s", byText["Use SQLite"].ID, base.ID)
+	}
+	// The originals are untouched; a second import skips everything.
+	if r := get(t, f, "a", dep.ID); r.Decision.DependsOn[0] != base.ID {
+		t.Errorf("original changed: %v", r.Decision.DependsOn)
+	}
+	res, err = f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
+	if err != nil || res.Imported != 0 || res.Skipped != 5 || res.Renamed != 0 {
+		t.Fatalf("second import into b: %+v %v", res, err)
+	}
+	res, err = f.svc.Import(ctx, admin, "a", bytes.NewReader(exp.Bytes()), nil)
+	if err != nil || res.Imported != 0 || res.Skipped != 5 || res.Renamed != 0 {
+		t.Fatalf("import back into a: %+v %v", res, err)
+	}
+}
+
+// A caller-chosen id must be new to the store.
+func TestRememberWithTakenID(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	f.remember(t, "a", mnemo.NewRecord{Text: "first", ID: "rec-1"})
+	for _, ns := range []string{"a", "b"} {
+		_, err := f.svc.Remember(ctx, admin, ns, []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
+		if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "record 2") {
+			t.Errorf("namespace %s: %v, want %s for record 2", ns, err, mnemo.ECONFLICT)
+		}
+		if n, _ := f.store.Count(ctx, ns); n != map[string]int{"a": 1, "b": 0}[ns] {
+			t.Errorf("namespace %s: %d records after a refused batch", ns, n)
+		}
+	}
+	_, err := f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "x", ID: "twice"}, {Text: "y", ID: "twice"}}, engine.WriteOptions{})
+	if mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("the same id twice in a batch: %v", err)
+	}
+	if r := get(t, f, "a", "rec-1"); r.Text != "first" {
+		t.Errorf("record changed: %q", r.Text)
+	}
+}
