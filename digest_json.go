@@ -17,7 +17,9 @@ func (d *Digest) AppendJSON(b []byte) []byte {
 	if b == nil {
 		b = make([]byte, 0, 2*len(d.Markdown)+256*len(d.Entries)+512)
 	}
-	b = append(b, `{"task":`...)
+	b = append(b, `{"retrieval_id":`...)
+	b = appendJSONString(b, d.RetrievalID)
+	b = append(b, `,"task":`...)
 	b = appendJSONString(b, d.Task)
 	b = append(b, `,"scope":`...)
 	b = appendJSONString(b, d.Scope)

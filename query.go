@@ -148,11 +148,14 @@ type RecallHit struct {
 
 // RecallResult is the answer to a RecallRequest.
 type RecallResult struct {
-	Intent  string             `json:"intent"`
-	Preset  string             `json:"preset"`
-	Weights map[string]float64 `json:"weights"`
-	Triage  *Triage            `json:"triage,omitempty"`
-	Hits    []RecallHit        `json:"hits"`
+	// RetrievalID names this answer in the retrieval log; a correction that
+	// followed it says so with correction.retrieval_id.
+	RetrievalID string             `json:"retrieval_id"`
+	Intent      string             `json:"intent"`
+	Preset      string             `json:"preset"`
+	Weights     map[string]float64 `json:"weights"`
+	Triage      *Triage            `json:"triage,omitempty"`
+	Hits        []RecallHit        `json:"hits"`
 }
 
 // DigestRequest is workflow_memory_query: what should an agent start with
@@ -183,19 +186,22 @@ type DigestEntry struct {
 
 // Digest is the budgeted context for a task, as Markdown and as structure.
 type Digest struct {
-	Task       string             `json:"task"`
-	Scope      string             `json:"scope"`
-	Intent     string             `json:"intent"`
-	Preset     string             `json:"preset"`
-	Weights    map[string]float64 `json:"weights"`
-	Triage     *Triage            `json:"triage,omitempty"`
-	Budget     int                `json:"budget"`
-	UsedTokens int                `json:"used_tokens"`
-	Tokenizer  string             `json:"tokenizer"`
-	Entries    []DigestEntry      `json:"entries"`
-	Candidates int                `json:"candidates"`
-	Omitted    int                `json:"omitted"`
-	Markdown   string             `json:"markdown"`
+	// RetrievalID names this digest in the retrieval log; a correction that
+	// followed it says so with correction.retrieval_id.
+	RetrievalID string             `json:"retrieval_id"`
+	Task        string             `json:"task"`
+	Scope       string             `json:"scope"`
+	Intent      string             `json:"intent"`
+	Preset      string             `json:"preset"`
+	Weights     map[string]float64 `json:"weights"`
+	Triage      *Triage            `json:"triage,omitempty"`
+	Budget      int                `json:"budget"`
+	UsedTokens  int                `json:"used_tokens"`
+	Tokenizer   string             `json:"tokenizer"`
+	Entries     []DigestEntry      `json:"entries"`
+	Candidates  int                `json:"candidates"`
+	Omitted     int                `json:"omitted"`
+	Markdown    string             `json:"markdown"`
 }
 
 // RecordPatch changes some fields of a stored record; nil fields are kept.

@@ -113,6 +113,10 @@ type Store interface {
 	LogRetrieval(ctx context.Context, logs ...RetrievalLog) error
 	// Retrievals returns the most recent retrieval log entries of a namespace.
 	Retrievals(ctx context.Context, namespace string, limit int) ([]RetrievalLog, error)
+	// EachRetrieval calls fn with every retrieval log entry of a namespace
+	// logged in [since, until), oldest first (a zero until means no end).
+	// It reads in pages, so fn may write to the store.
+	EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(RetrievalLog) error) error
 	// Embedder returns the embedder recorded for the store (zero if none yet).
 	Embedder(ctx context.Context) (EmbedderInfo, error)
 	// SetEmbedder records the embedder; with force it replaces a different one.

@@ -153,7 +153,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	for i, e := range d.Entries {
 		logged[i] = mnemo.ScoredRecord{ID: e.ID, Score: e.Score}
 	}
-	s.logRetrieval(c, sc.Namespace, "digest", req.Task, logged)
+	d.RetrievalID = s.logRetrieval(c, sc.Namespace, "digest", req.Task, logged)
 	return d, nil
 }
 

@@ -55,7 +55,7 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 		res.Hits[i] = mnemo.RecallHit{ID: r.ID, Score: h.Score, Factors: h.Factors, Text: r.Text, Layer: r.Layer, Kind: r.Kind,
 			Scope: r.Scope, Provenance: nonNil(r.Provenance), CreatedAt: r.CreatedAt}
 	}
-	s.logRetrieval(c, sc.Namespace, "recall", req.Query, hits)
+	res.RetrievalID = s.logRetrieval(c, sc.Namespace, "recall", req.Query, hits)
 	return res, nil
 }
 
@@ -387,8 +387,9 @@ func clamp01(x float64) float64 {
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // logRetrieval records the retrieval and bumps access counters off the
-// request path.
-func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnemo.ScoredRecord) {
+// request path. It returns the retrieval's id, which a correction names
+// (retrieval_id) to say which answer it followed.
+func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnemo.ScoredRecord) string {
 	at := s.now().UTC()
 	l := mnemo.RetrievalLog{ID: s.newID(), Namespace: ns, At: at, Operation: op, Query: query,
 		Caller: c.Name, Session: c.Session, IDs: make([]string, len(hits)), Scores: make([]float64, len(hits))}
@@ -397,6 +398,7 @@ func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnem
 		l.Scores[i] = h.Score
 	}
 	s.enqueue(l)
+	return l.ID
 }
 
 // idfSource is a Store that knows the inverse document frequencies of its

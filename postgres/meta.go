@@ -275,3 +275,55 @@ func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, er
 	}
 	return out, nil
 }
+
+// EachRetrieval calls fn with every retrieval of namespace logged in
+// [since, until), oldest first, reading 1,000 at a time.
+func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(mnemo.RetrievalLog) error) error {
+	if !textOK(namespace) {
+		return nil
+	}
+	end := int64(math.MaxInt64)
+	if !until.IsZero() {
+		end = until.UnixNano()
+	}
+	at, row := int64(math.MinInt64), int64(-1)
+	if !since.IsZero() {
+		at = since.UnixNano()
+	}
+	for {
+		rows, err := s.pool.Query(ctx, `SELECT rowid, id, namespace, at, operation, query, caller, session, ids, scores
+			FROM retrievals WHERE namespace = $1 AND at < $2 AND (at > $3 OR (at = $3 AND rowid > $4))
+			ORDER BY at, rowid LIMIT 1000`, namespace, end, at, row)
+		if err != nil {
+			return fmt.Errorf("postgres: each retrieval: %w", err)
+		}
+		var page []mnemo.RetrievalLog
+		for rows.Next() {
+			var l mnemo.RetrievalLog
+			if err := rows.Scan(&row, &l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &l.IDs, &l.Scores); err != nil {
+				rows.Close()
+				return fmt.Errorf("postgres: each retrieval: %w", err)
+			}
+			l.At = time.Unix(0, at).UTC()
+			if l.IDs == nil {
+				l.IDs = []string{}
+			}
+			if l.Scores == nil {
+				l.Scores = []float64{}
+			}
+			page = append(page, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("postgres: each retrieval: %w", err)
+		}
+		for _, l := range page {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		if len(page) < 1000 {
+			return nil
+		}
+	}
+}

@@ -277,3 +277,56 @@ func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, er
 	}
 	return out, nil
 }
+
+// EachRetrieval calls fn with every retrieval of namespace logged in
+// [since, until), oldest first, reading 1,000 at a time.
+func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(mnemo.RetrievalLog) error) error {
+	end := int64(math.MaxInt64)
+	if !until.IsZero() {
+		end = until.UnixNano()
+	}
+	at, row := int64(math.MinInt64), int64(-1)
+	if !since.IsZero() {
+		at = since.UnixNano()
+	}
+	for {
+		rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, id, namespace, at, operation, query, caller, session, ids, scores
+			FROM retrievals WHERE namespace = ? AND at < ? AND (at > ? OR (at = ? AND rowid > ?))
+			ORDER BY at, rowid LIMIT 1000`, namespace, end, at, at, row)
+		if err != nil {
+			return fmt.Errorf("sqlite: each retrieval: %w", err)
+		}
+		var page []mnemo.RetrievalLog
+		for rows.Next() {
+			var l mnemo.RetrievalLog
+			var ids, scores string
+			if err := rows.Scan(&row, &l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &ids, &scores); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: each retrieval: %w", err)
+			}
+			l.At = time.Unix(0, at).UTC()
+			if err := json.Unmarshal([]byte(ids), &l.IDs); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: each retrieval: decode ids: %w", err)
+			}
+			if err := json.Unmarshal([]byte(scores), &l.Scores); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: each retrieval: decode scores: %w", err)
+			}
+			page = append(page, l)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("sqlite: each retrieval: %w", err)
+		}
+		for _, l := range page {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		if len(page) < 1000 {
+			return nil
+		}
+	}
+}

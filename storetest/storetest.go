@@ -6,6 +6,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -48,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ListPagination", testListPagination},
 		{"ListByTime", testListByTime},
 		{"Locate", testLocate},
+		{"EachRetrieval", testEachRetrieval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1036,5 +1038,49 @@ func testLocate(t *testing.T, s mnemo.Store) {
 	many[1100] = b.ID
 	if got, err := s.Locate(bg, many); err != nil || !maps.Equal(got, map[string]string{b.ID: "loc-b"}) {
 		t.Errorf("Locate(1200 ids) = %v, %v", got, err)
+	}
+}
+
+// testEachRetrieval: EachRetrieval pages through a namespace's log in time
+// order, within [since, until), and stops at fn's error.
+func testEachRetrieval(t *testing.T, s mnemo.Store) {
+	var logs []mnemo.RetrievalLog
+	for i := range 2500 {
+		ns := "eachret"
+		if i%5 == 4 {
+			ns = "eachret-other"
+		}
+		logs = append(logs, mnemo.RetrievalLog{ID: fmt.Sprintf("r%04d", i), Namespace: ns,
+			At: base.Add(time.Duration(i/2) * time.Minute), Operation: "recall", Query: "q", IDs: []string{"a"}, Scores: []float64{0.5}})
+	}
+	if err := s.LogRetrieval(bg, logs...); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	since, until := base.Add(100*time.Minute), base.Add(1100*time.Minute)
+	err := s.EachRetrieval(bg, "eachret", since, until, func(l mnemo.RetrievalLog) error {
+		got = append(got, l.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range logs {
+		if l.Namespace == "eachret" && !l.At.Before(since) && l.At.Before(until) {
+			want = append(want, l.ID)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %d entries (first %v), want %d", len(got), got[:min(3, len(got))], len(want))
+	}
+	n := 0
+	if err := s.EachRetrieval(bg, "eachret", time.Time{}, time.Time{}, func(mnemo.RetrievalLog) error { n++; return nil }); err != nil || n != 2000 {
+		t.Errorf("whole log: %d entries, %v; want 2000", n, err)
+	}
+	stop := errors.New("stop")
+	n = 0
+	if err := s.EachRetrieval(bg, "eachret", time.Time{}, time.Time{}, func(mnemo.RetrievalLog) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("fn's error: %v after %d calls", err, n)
 	}
 }

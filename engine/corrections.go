@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// CorrectionLookback is how long before a report's start the retrieval log
+// is read to find the retrievals that corrections in the report followed.
+const CorrectionLookback = 7 * 24 * time.Hour
+
+// defaultCorrectionSpan is a report's period when Since is not given.
+const defaultCorrectionSpan = 90 * 24 * time.Hour
+
+// maxCorrectionPeriods bounds the number of buckets of one report.
+const maxCorrectionPeriods = 1000
+
+// correctionWindow validates a request and fills its defaults.
+func (s *Service) correctionWindow(req mnemo.CorrectionRequest) (mnemo.CorrectionRequest, error) {
+	switch req.Bucket {
+	case "":
+		req.Bucket = mnemo.BucketWeek
+	case mnemo.BucketDay, mnemo.BucketWeek, mnemo.BucketMonth:
+	default:
+		return req, mnemo.Errorf(mnemo.EINVALID, "unknown bucket %q (want day, week or month)", req.Bucket)
+	}
+	if req.Until.IsZero() {
+		req.Until = s.now().Add(time.Nanosecond) // up to and including now
+	}
+	if req.Since.IsZero() {
+		req.Since = req.Until.Add(-defaultCorrectionSpan)
+	}
+	req.Since, req.Until = req.Since.UTC(), req.Until.UTC()
+	if !req.Since.Before(req.Until) {
+		return req, mnemo.Errorf(mnemo.EINVALID, "since %s is not before until %s",
+			req.Since.Format(time.RFC3339), req.Until.Format(time.RFC3339))
+	}
+	n := 0
+	for b := mnemo.BucketStart(req.Since, req.Bucket); b.Before(req.Until); b = mnemo.NextBucket(b, req.Bucket) {
+		if n++; n > maxCorrectionPeriods {
+			return req, mnemo.Errorf(mnemo.EINVALID, "more than %d %ss between since and until: choose a larger bucket or a shorter period",
+				maxCorrectionPeriods, req.Bucket)
+		}
+	}
+	return req, nil
+}
+
+// corrections returns the correction records visible to sc created in
+// [since, until), forgotten ones excluded, superseded ones included.
+func (s *Service) corrections(ctx context.Context, sc mnemo.Scope, since, until time.Time) ([]*mnemo.Record, error) {
+	var out []*mnemo.Record
+	after := ""
+	for {
+		page, err := s.store.List(ctx, sc, mnemo.ListOptions{
+			Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}, Since: &since, Until: &until},
+			Limit:  1000, After: after, IncludeHistory: true})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < 1000 {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// Corrections reports the correction signal of a namespace: per period,
+// the retrievals logged, the corrections recorded, how many missing context
+// caused and how many name a retrieval found in the log, with the share of
+// missing-context corrections and their rate per 100 retrievals; and the
+// same counts by correction category and component. Errors: EINVALID for a
+// bad bucket or period.
+func (s *Service) Corrections(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	req, err := s.correctionWindow(req)
+	if err != nil {
+		return nil, err
+	}
+	sc := scopeOf(c, ns)
+	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
+	if err != nil {
+		return nil, err
+	}
+	rep := &mnemo.CorrectionReport{Namespace: sc.Namespace, Since: req.Since, Until: req.Until, Bucket: req.Bucket,
+		ByCategory: map[string]mnemo.CorrectionCounts{}, ByComponent: map[string]mnemo.CorrectionCounts{}}
+	index := map[time.Time]int{}
+	for b := mnemo.BucketStart(req.Since, req.Bucket); b.Before(req.Until); b = mnemo.NextBucket(b, req.Bucket) {
+		index[b] = len(rep.Periods)
+		rep.Periods = append(rep.Periods, mnemo.CorrectionPeriod{Start: b})
+	}
+	period := func(t time.Time) *mnemo.CorrectionCounts {
+		return &rep.Periods[index[mnemo.BucketStart(t, req.Bucket)]].CorrectionCounts
+	}
+	wanted := map[string]bool{}
+	for _, r := range recs {
+		if r.Correction != nil && r.Correction.RetrievalID != "" {
+			wanted[r.Correction.RetrievalID] = false
+		}
+	}
+	err = s.store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-CorrectionLookback), req.Until, func(l mnemo.RetrievalLog) error {
+		if _, ok := wanted[l.ID]; ok {
+			wanted[l.ID] = true
+		}
+		if !l.At.Before(req.Since) {
+			period(l.At).Retrievals++
+			rep.Totals.Retrievals++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		cor := r.Correction
+		if cor == nil {
+			cor = &mnemo.Correction{}
+		}
+		component := cor.Component
+		if component == "" {
+			component = r.Component
+		}
+		cat, comp := rep.ByCategory[cor.Category], rep.ByComponent[component]
+		for _, cc := range []*mnemo.CorrectionCounts{period(r.CreatedAt), &rep.Totals, &cat, &comp} {
+			cc.Corrections++
+			if cor.MissingContext {
+				cc.MissingContext++
+			}
+			if wanted[cor.RetrievalID] {
+				cc.Linked++
+			}
+		}
+		rep.ByCategory[cor.Category], rep.ByComponent[component] = cat, comp
+	}
+	rep.Totals.Finish()
+	for i := range rep.Periods {
+		rep.Periods[i].Finish()
+	}
+	for k, v := range rep.ByCategory {
+		v.Finish()
+		rep.ByCategory[k] = v
+	}
+	for k, v := range rep.ByComponent {
+		v.Finish()
+		rep.ByComponent[k] = v
+	}
+	return rep, nil
+}
+
+// CorrectionTriples calls fn, oldest first, with a (query, retrieved,
+// missed) triple for every missing-context correction created in the
+// request's period that names a retrieval found in the log (up to
+// CorrectionLookback before the period). Retrieved ids are limited to the
+// records the caller may see. It returns the number of triples.
+func (s *Service) CorrectionTriples(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
+	req, err := s.correctionWindow(req)
+	if err != nil {
+		return 0, err
+	}
+	sc := scopeOf(c, ns)
+	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
+	if err != nil {
+		return 0, err
+	}
+	wanted := map[string]*mnemo.RetrievalLog{}
+	for _, r := range recs {
+		if r.Correction != nil && r.Correction.MissingContext && r.Correction.RetrievalID != "" {
+			wanted[r.Correction.RetrievalID] = nil
+		}
+	}
+	if len(wanted) == 0 {
+		return 0, nil
+	}
+	err = s.store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-CorrectionLookback), req.Until, func(l mnemo.RetrievalLog) error {
+		if _, ok := wanted[l.ID]; ok {
+			wanted[l.ID] = &l
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	slices.SortFunc(recs, func(a, b *mnemo.Record) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	n := 0
+	for _, r := range recs {
+		cor := r.Correction
+		if cor == nil || !cor.MissingContext {
+			continue
+		}
+		l := wanted[cor.RetrievalID]
+		if l == nil {
+			continue
+		}
+		visible, err := s.store.GetMany(ctx, sc, l.IDs)
+		if err != nil {
+			return n, err
+		}
+		seen := make(map[string]bool, len(visible))
+		for _, v := range visible {
+			seen[v.ID] = true
+		}
+		retrieved := []string{}
+		for _, id := range l.IDs {
+			if seen[id] {
+				retrieved = append(retrieved, id)
+			}
+		}
+		t := mnemo.CorrectionTriple{CorrectionID: r.ID, At: r.CreatedAt, RetrievalID: l.ID, Operation: l.Operation,
+			Query: l.Query, Retrieved: retrieved, Missed: mnemo.MissedIDs(r.Provenance),
+			Category: cor.Category, Component: cor.Component, Summary: cor.Summary}
+		if err := fn(t); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
