@@ -293,6 +293,45 @@ func (c *Client) Import(ctx context.Context, r io.Reader) (engine.ImportResult, 
 	return res, c.do(ctx, "POST", "/v1/import", r, &res)
 }
 
+// correctionQuery encodes a correction request as query parameters.
+func correctionQuery(req mnemo.CorrectionRequest) string {
+	q := url.Values{}
+	if !req.Since.IsZero() {
+		q.Set("since", req.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if !req.Until.IsZero() {
+		q.Set("until", req.Until.UTC().Format(time.RFC3339Nano))
+	}
+	if req.Bucket != "" {
+		q.Set("by", req.Bucket)
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
+
+// Corrections returns the correction signal of the namespace.
+func (c *Client) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	var rep mnemo.CorrectionReport
+	return &rep, c.do(ctx, "GET", "/v1/corrections"+correctionQuery(req), nil, &rep)
+}
+
+// CorrectionTriples writes the namespace's correction triples to w as JSONL
+// (an admin key is needed) and returns how many there were.
+func (c *Client) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error) {
+	resp, err := c.send(ctx, "GET", "/v1/corrections/triples"+correctionQuery(req), nil, "")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	cw := &lineCounter{w: w}
+	if _, err := io.Copy(cw, resp.Body); err != nil {
+		return cw.n, fmt.Errorf("client: correction triples: %w", err)
+	}
+	return cw.n, nil
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

@@ -57,6 +57,8 @@ func (s *Server) routesV1() {
 	s.handle("POST /v1/digest", true, s.handleDigest)
 	s.handle("GET /v1/export", true, s.handleExport)
 	s.handle("POST /v1/import", true, s.handleImport)
+	s.handle("GET /v1/corrections", true, s.handleCorrections)
+	s.handle("GET /v1/corrections/triples", true, s.handleCorrectionTriples)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 
 	"github.com/mnemo-dev/mnemo"
@@ -24,6 +25,8 @@ type backend interface {
 	List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error)
 	Export(ctx context.Context, w io.Writer) (int, error)
 	Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error)
+	Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error)
+	CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -77,6 +80,24 @@ func (l local) Export(ctx context.Context, w io.Writer) (int, error) {
 
 func (l local) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error) {
 	return l.svc.Import(ctx, l.caller, l.ns, r, progress)
+}
+
+func (l local) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	return l.svc.Corrections(ctx, l.caller, l.ns, req)
+}
+
+func (l local) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return l.svc.CorrectionTriples(ctx, l.caller, l.ns, req, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
+}
+
+func (r remote) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	return r.c.Corrections(ctx, req)
+}
+
+func (r remote) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error) {
+	return r.c.CorrectionTriples(ctx, req, w)
 }
 
 // remote adapts the Go client to backend.

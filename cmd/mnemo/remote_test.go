@@ -110,6 +110,39 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 	if code != 0 || out != "imported 3 records into copy (0 already present)\n" {
 		t.Fatalf("import: %d %q %q", code, out, errs)
 	}
+	// The correction signal: a correction names the digest it followed.
+	var d struct {
+		RetrievalID string `json:"retrieval_id"`
+	}
+	if err := json.Unmarshal([]byte(remote("--json", "digest", "--budget", "400", "reply to a data breach")), &d); err != nil || d.RetrievalID == "" {
+		t.Fatalf("digest --json has no retrieval_id: %v", err)
+	}
+	remote("remember", "--kind", "correction", "--ref", "record:"+id, "--body",
+		`{"category":"gdpr","outcome":"modified","summary":"missed the 72-hour rule","retrieval_id":"`+d.RetrievalID+`","missing_context":true}`,
+		"the breach reply lacked the notification deadline")
+	if err := svc.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	window := []string{"--since", "2026-01-01", "--until", "2031-01-01", "--by", "month"}
+	for _, args := range [][]string{
+		append([]string{"corrections"}, window...), append([]string{"--json", "corrections"}, window...),
+		append([]string{"corrections", "--triples"}, window...),
+	} {
+		l, r := mustCLI(t, db, "", args...), remote(args...)
+		if l != r {
+			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)
+		}
+	}
+	if out := remote(append([]string{"corrections"}, window...)...); !strings.Contains(out, "1 caused by missing context") || !strings.Contains(out, "1 linked") {
+		t.Errorf("corrections:\n%s", out)
+	}
+	if out := remote(append([]string{"corrections", "--triples"}, window...)...); !strings.Contains(out, `"missed":["`+id+`"]`) || !strings.Contains(out, `"query":"reply to a data breach"`) {
+		t.Errorf("triples:\n%s", out)
+	}
+	if _, errs, code := cli(t, db, "", "--server", url, "corrections", "--by", "fortnight"); code != 1 || !strings.Contains(errs, "fortnight") {
+		t.Errorf("bad bucket: %d %q", code, errs)
+	}
+
 	// Errors keep their message.
 	_, errs, code = cli(t, db, "", "--server", url, "show", "nope")
 	if code != 1 || !strings.Contains(errs, "nope") {

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// correctionRequest parses ?since=&until=&by= (times in RFC 3339 or
+// YYYY-MM-DD, by = day, week or month).
+func correctionRequest(r *http.Request) (mnemo.CorrectionRequest, error) {
+	var req mnemo.CorrectionRequest
+	q := r.URL.Query()
+	for k := range q {
+		switch k {
+		case "since", "until", "by":
+		default:
+			return req, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want since, until or by)", k)
+		}
+	}
+	for name, dst := range map[string]*time.Time{"since": &req.Since, "until": &req.Until} {
+		v := q.Get(name)
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			if t, err = time.Parse(time.DateOnly, v); err != nil {
+				return req, mnemo.Errorf(mnemo.EINVALID, "%s %q is not an RFC 3339 time or a YYYY-MM-DD date", name, v)
+			}
+		}
+		*dst = t.UTC()
+	}
+	req.Bucket = q.Get("by")
+	return req, nil
+}
+
+// handleCorrections serves the correction signal of the key's namespace.
+func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	req, err := correctionRequest(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rep, err := s.svc.Corrections(r.Context(), p.Caller, p.Namespace, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// handleCorrectionTriples exports the (query, retrieved, missed) triples as
+// JSONL. They hold other callers' queries, so an admin key is required.
+func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request) {
+	p := principal(r.Context())
+	if p.Role != mnemo.RoleAdmin {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: correction triples hold other callers' queries and need an admin key", p.Role))
+		return
+	}
+	req, err := correctionRequest(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	n, err := s.svc.CorrectionTriples(r.Context(), p.Caller, p.Namespace, req, func(t mnemo.CorrectionTriple) error {
+		return enc.Encode(t)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Mnemo-Triple-Count", strconv.Itoa(n))
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = buf.WriteTo(w)
+}

@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestCorrectionRoutes(t *testing.T) {
+	f := newFixture(t, nil)
+	admin := f.key(t, mnemo.RoleAdmin, 0, "ops")
+	reader := f.key(t, mnemo.RoleRead, 0, "ops")
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/records", key: admin, body: `{"text":"Pass briefs state the backup-link status"}`})
+	if st != 201 {
+		t.Fatalf("remember: %d %s", st, b)
+	}
+	fact := decode[mnemo.Record](t, b)
+	st, _, b = f.do(t, call{method: "POST", path: "/v1/digest", key: admin, body: `{"task_description":"plan tonight's pass","token_budget":500}`})
+	d := decode[mnemo.Digest](t, b)
+	if st != 200 || d.RetrievalID == "" {
+		t.Fatalf("digest: %d retrieval_id %q", st, d.RetrievalID)
+	}
+	if err := f.svc.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"kind":"correction","text":"brief lacked the backup link","provenance":["record:` + fact.ID + `"],` +
+		`"correction":{"category":"pass-planning","outcome":"modified","summary":"backup link missing","retrieval_id":"` + d.RetrievalID + `","missing_context":true}}`
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/records", key: admin, body: body}); st != 201 {
+		t.Fatalf("correction: %d %s", st, b)
+	}
+
+	st, _, b = f.do(t, call{method: "GET", path: "/v1/corrections?by=day", key: reader})
+	if st != 200 {
+		t.Fatalf("report: %d %s", st, b)
+	}
+	rep := decode[mnemo.CorrectionReport](t, b)
+	if rep.Namespace != "ops" || rep.Bucket != "day" || rep.Totals.Retrievals != 1 || rep.Totals.Corrections != 1 ||
+		rep.Totals.MissingContext != 1 || rep.Totals.Linked != 1 || rep.Totals.MissingPer100 != 100 {
+		t.Fatalf("report %+v", rep.Totals)
+	}
+
+	st, hdr, b := f.do(t, call{method: "GET", path: "/v1/corrections/triples", key: admin})
+	if st != 200 || hdr.Get("Mnemo-Triple-Count") != "1" || hdr.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("triples: %d %v %s", st, hdr, b)
+	}
+	var tr mnemo.CorrectionTriple
+	if err := json.Unmarshal(b, &tr); err != nil || tr.Query != "plan tonight's pass" || len(tr.Missed) != 1 || tr.Missed[0] != fact.ID {
+		t.Fatalf("triple %s (%v)", b, err)
+	}
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/corrections/triples", key: reader}); st != 403 || errCode(t, b) != mnemo.EFORBIDDEN {
+		t.Fatalf("triples with a read key: %d %s", st, b)
+	}
+	for _, q := range []string{"?by=fortnight", "?since=yesterday", "?colour=red", "?since=2026-11-02&until=2026-11-01"} {
+		if st, _, b := f.do(t, call{method: "GET", path: "/v1/corrections" + q, key: reader}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("%s: %d %s", q, st, b)
+		}
+	}
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/corrections?since=2026-01-01&by=month", key: reader}); st != 200 || !strings.Contains(string(b), `"bucket":"month"`) {
+		t.Errorf("since as a date: %d %s", st, b)
+	}
+}
