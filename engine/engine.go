@@ -65,6 +65,8 @@ type Service struct {
 
 	tokMu    sync.Mutex
 	tokCache map[string]int
+
+	threads threadLocks // writes to one thread, one at a time
 }
 
 // New checks the store's embedder against cfg.Embedder and returns a Service.

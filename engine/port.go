@@ -152,6 +152,11 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 			renameRefs(rec, rename)
 		}
 	}
+	threads := make([]string, len(recs))
+	for i, r := range recs {
+		threads[i] = r.Thread
+	}
+	defer s.threads.lock(sc.Namespace, threads...)()
 	for i := 0; i < len(recs); i += ImportBatch {
 		batch := recs[i:min(i+ImportBatch, len(recs))]
 		restamped, err := s.prepare(ctx, batch)
@@ -212,6 +217,7 @@ func jsonErr(err error) string {
 // records it as the store's embedder. progress, when set, is called after
 // each batch.
 func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (int, error) {
+	defer s.threads.lockAll()()
 	var all []*mnemo.Record
 	if err := s.store.EachRecord(ctx, func(r *mnemo.Record) error {
 		all = append(all, r)

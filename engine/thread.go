@@ -3,8 +3,10 @@ package engine
 import (
 	"cmp"
 	"context"
+	"hash/fnv"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -285,5 +287,55 @@ func rethread(recs []*mnemo.Record, own map[string][]float32) {
 	for _, nodes := range groups {
 		slices.SortStableFunc(nodes, threadOrder)
 		chain(nodes)
+	}
+}
+
+// threadLocks serialise the writes that touch the same thread within one
+// Service, so that concurrent appends to a conversation chain each record
+// after the one before it. Threads hash to one of a fixed set of stripes;
+// a write locks the stripes of its threads in index order (no deadlock).
+// Writers in other processes sharing the store are not covered: `mnemo
+// reembed` restores the chain after such a race.
+type threadLocks struct {
+	mu [64]sync.Mutex
+}
+
+// lock locks the stripes of the given threads of namespace ns (empty
+// threads ignored) and returns the function that unlocks them.
+func (l *threadLocks) lock(ns string, threads ...string) func() {
+	var idx []int
+	for _, t := range threads {
+		if t == "" {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(ns))
+		h.Write([]byte{0})
+		h.Write([]byte(t))
+		i := int(h.Sum64() % uint64(len(l.mu)))
+		if !slices.Contains(idx, i) {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		l.mu[i].Lock()
+	}
+	return func() {
+		for k := len(idx) - 1; k >= 0; k-- {
+			l.mu[idx[k]].Unlock()
+		}
+	}
+}
+
+// lockAll locks every stripe (Reembed rewrites every thread).
+func (l *threadLocks) lockAll() func() {
+	for i := range l.mu {
+		l.mu[i].Lock()
+	}
+	return func() {
+		for i := len(l.mu) - 1; i >= 0; i-- {
+			l.mu[i].Unlock()
+		}
 	}
 }

@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -432,5 +434,61 @@ func TestThreadVectorsStayCanonical(t *testing.T) {
 				t.Fatalf("seed %d: record %s (thread %q, level %d): vector differs from a fresh reembed", seed, id, r.Thread, r.AccessLevel)
 			}
 		}
+	}
+}
+
+// Writers appending to one thread at once (a user's and an assistant's
+// hook, say) still leave the thread canonical.
+func TestThreadConcurrentAppends(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	start := f.now.Add(-time.Hour)
+	const writers, each = 6, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				at := start.Add(time.Duration(i*writers+w) * time.Second)
+				text := fmt.Sprintf("writer %d says turn %d about the relay uplink", w, i)
+				if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: text, Thread: "chat", At: &at}}, engine.WriteOptions{}); err != nil {
+					errs <- err
+					return
+				}
+				if i%5 == 4 {
+					if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "side note " + text, Thread: "other", At: &at}}, engine.WriteOptions{}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	recs, err := f.svc.List(ctx, admin, "", mnemo.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]float32{}
+	for _, r := range recs {
+		before[r.ID] = r.Embedding
+	}
+	if _, err := f.svc.Reembed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for id, v := range before {
+		if !sameVector(get(t, f, "", id).Embedding, v) {
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d vectors differ from a fresh reembed after concurrent appends", bad, len(before))
 	}
 }

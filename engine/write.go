@@ -48,6 +48,12 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		}
 		recs[i] = r
 	}
+	// Writes to one thread go one at a time (threadLocks).
+	threads := make([]string, len(recs))
+	for i, r := range recs {
+		threads[i] = r.Thread
+	}
+	defer s.threads.lock(sc.Namespace, threads...)()
 	// An id given by the caller must be new to the store (ids are unique
 	// across namespaces): writing over a record is Update's job.
 	var given []string
@@ -303,10 +309,15 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 		return nil, mnemo.Errorf(mnemo.EINVALID, "nothing to change")
 	}
 	sc := scopeOf(c, ns)
-	r, err := s.store.Get(ctx, sc, id)
+	moveTo := ""
+	if p.Thread != nil {
+		moveTo = *p.Thread
+	}
+	r, unlock, err := s.getLocked(ctx, sc, id, moveTo)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	if r.DeletedAt != nil {
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it first", id)
 	}
@@ -361,10 +372,11 @@ func normScope(s string) string {
 // Forget soft-deletes a record: it leaves every retrieval but stays
 // restorable, and the action is audited.
 func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	r, err := s.store.Get(ctx, scopeOf(c, ns), id)
+	r, unlock, err := s.getLocked(ctx, scopeOf(c, ns), id, "")
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	if r.DeletedAt != nil {
 		return r, nil
 	}
@@ -380,10 +392,11 @@ func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*m
 
 // Restore undoes Forget.
 func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	r, err := s.store.Get(ctx, scopeOf(c, ns), id)
+	r, unlock, err := s.getLocked(ctx, scopeOf(c, ns), id, "")
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	if r.DeletedAt == nil {
 		return r, nil
 	}
@@ -427,4 +440,29 @@ func validateFilter(f mnemo.Filter) error {
 		return mnemo.Errorf(mnemo.EINVALID, "time range is empty: since is not before until")
 	}
 	return nil
+}
+
+// getLocked reads a record and locks its thread (and extra, a thread it is
+// moving to) for a write: unlock must be called. A record that changed
+// thread between the read and the lock is read again.
+func (s *Service) getLocked(ctx context.Context, sc mnemo.Scope, id, extra string) (*mnemo.Record, func(), error) {
+	r, err := s.store.Get(ctx, sc, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		if r.Thread == "" && extra == "" {
+			return r, func() {}, nil
+		}
+		held := r.Thread
+		unlock := s.threads.lock(sc.Namespace, held, extra)
+		if r, err = s.store.Get(ctx, sc, id); err != nil {
+			unlock()
+			return nil, nil, err
+		}
+		if r.Thread == held {
+			return r, unlock, nil
+		}
+		unlock()
+	}
 }
