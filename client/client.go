@@ -332,6 +332,20 @@ func (c *Client) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequ
 	return cw.n, nil
 }
 
+// Expire archives the namespace's unimportant, unused records (an admin
+// key is needed); opt.Idle is sent in days.
+func (c *Client) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
+	body := map[string]any{"dry_run": opt.DryRun}
+	if opt.MaxImportance != 0 {
+		body["max_importance"] = opt.MaxImportance
+	}
+	if opt.Idle != 0 {
+		body["idle_days"] = opt.Idle.Hours() / 24
+	}
+	var res engine.ExpireResult
+	return &res, c.do(ctx, "POST", "/v1/expire", body, &res)
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

@@ -372,18 +372,28 @@ func normScope(s string) string {
 // Forget soft-deletes a record: it leaves every retrieval but stays
 // restorable, and the action is audited.
 func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	r, unlock, err := s.getLocked(ctx, scopeOf(c, ns), id, "")
+	return s.softDelete(ctx, scopeOf(c, ns), id, "forget", c.Name, nil)
+}
+
+// softDelete marks a record deleted with the given audit action ("forget",
+// "expire"), unless keep says otherwise of the record read under the
+// thread lock. It returns the record, or nil when keep refused it.
+func (s *Service) softDelete(ctx context.Context, sc mnemo.Scope, id, action, actor string, keep func(*mnemo.Record) bool) (*mnemo.Record, error) {
+	r, unlock, err := s.getLocked(ctx, sc, id, "")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if keep != nil && keep(r) {
+		return nil, nil
+	}
 	if r.DeletedAt != nil {
 		return r, nil
 	}
 	t := s.now().UTC()
 	r.DeletedAt = &t
 	r.UpdatedAt = t
-	if err := s.store.Update(ctx, r, "forget", c.Name); err != nil {
+	if err := s.store.Update(ctx, r, action, actor); err != nil {
 		return nil, err
 	}
 	// The records after it in its thread no longer carry its words.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // correctionRequest parses ?since=&until=&by= (times in RFC 3339 or
@@ -84,4 +85,37 @@ func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request)
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = buf.WriteTo(w)
+}
+
+// ExpireRequest is the body of POST /v1/expire.
+type ExpireRequest struct {
+	MaxImportance float64 `json:"max_importance,omitempty"` // default 0.1
+	IdleDays      float64 `json:"idle_days,omitempty"`      // default 120
+	DryRun        bool    `json:"dry_run,omitempty"`
+}
+
+// handleExpire archives the namespace's unimportant, unused records (admin
+// keys only: it changes records the key did not write).
+func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
+	p := principal(r.Context())
+	if p.Role != mnemo.RoleAdmin {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: expiry needs an admin key", p.Role))
+		return
+	}
+	var req ExpireRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.IdleDays < 0 || req.IdleDays > 100*365 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "idle_days %v is outside 1..36500", req.IdleDays))
+		return
+	}
+	res, err := s.svc.Expire(r.Context(), p.Caller, p.Namespace, engine.ExpireOptions{MaxImportance: req.MaxImportance,
+		Idle: time.Duration(req.IdleDays * float64(24*time.Hour)), DryRun: req.DryRun})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }

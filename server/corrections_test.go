@@ -62,3 +62,24 @@ func TestCorrectionRoutes(t *testing.T) {
 		t.Errorf("since as a date: %d %s", st, b)
 	}
 }
+
+func TestExpireRoute(t *testing.T) {
+	f := newFixture(t, nil)
+	admin := f.key(t, mnemo.RoleAdmin, 0, "ops")
+	writer := f.key(t, mnemo.RoleWrite, 0, "ops")
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/records", key: writer, body: `{"text":"canteen menu trivia","importance":0.01}`}); st != 201 {
+		t.Fatalf("remember: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/expire", key: writer, body: `{}`}); st != 403 || errCode(t, b) != mnemo.EFORBIDDEN {
+		t.Fatalf("expire with a write key: %d %s", st, b)
+	}
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/expire", key: admin, body: `{"dry_run":true,"idle_days":1}`})
+	if st != 200 || !strings.Contains(string(b), `"checked":1`) || !strings.Contains(string(b), `"archived":[]`) {
+		t.Fatalf("dry run: %d %s", st, b)
+	}
+	for _, body := range []string{`{"idle_days":-1}`, `{"max_importance":3}`, `{"idle":5}`, `{"idle_days":0.5}`} {
+		if st, _, b := f.do(t, call{method: "POST", path: "/v1/expire", key: admin, body: body}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("%s: %d %s", body, st, b)
+		}
+	}
+}

@@ -59,6 +59,7 @@ func (s *Server) routesV1() {
 	s.handle("POST /v1/import", true, s.handleImport)
 	s.handle("GET /v1/corrections", true, s.handleCorrections)
 	s.handle("GET /v1/corrections/triples", true, s.handleCorrectionTriples)
+	s.handle("POST /v1/expire", true, s.handleExpire)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

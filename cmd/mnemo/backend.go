@@ -27,6 +27,7 @@ type backend interface {
 	Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error)
 	Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error)
 	CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error)
+	Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -90,6 +91,14 @@ func (l local) CorrectionTriples(ctx context.Context, req mnemo.CorrectionReques
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return l.svc.CorrectionTriples(ctx, l.caller, l.ns, req, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
+}
+
+func (l local) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
+	return l.svc.Expire(ctx, l.caller, l.ns, opt)
+}
+
+func (r remote) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
+	return r.c.Expire(ctx, opt)
 }
 
 func (r remote) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -67,6 +68,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	maxImport := fs.Int64("max-import", 256<<20, "largest JSONL import body in bytes")
 	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
 	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
+	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -87,6 +89,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *maxBody <= 0 || *maxImport <= 0 {
 		return usagef("--max-body and --max-import must be positive")
+	}
+	if *expireEvery < 0 || (*expireEvery > 0 && *expireEvery < time.Minute) {
+		return usagef("--expire-every must be 0 (never) or at least a minute")
 	}
 	svc, err := a.service(ctx)
 	if err != nil {
@@ -116,7 +121,38 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		}
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
+	if *expireEvery > 0 {
+		go expireLoop(ctx, svc, log, *expireEvery)
+	}
 	return srv.Run(ctx, ln)
+}
+
+// expireLoop archives expired records in every namespace, first a minute
+// after start, then every period, until ctx ends. A failure is logged and
+// retried at the next period.
+func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every time.Duration) {
+	wait := time.Minute
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = every
+		start := time.Now()
+		n, err := svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
+		total := 0
+		for _, k := range n {
+			total += k
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("expiry stopped", "archived", total, "err", err)
+			}
+			continue
+		}
+		log.Info("expiry", "archived", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
+	}
 }
 
 func cmdMCP(ctx context.Context, a *app, args []string) error {

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+func init() {
+	extraCommands["expire"] = command{summary: "archive unimportant, unused records (restorable)", run: cmdExpire}
+}
+
+// parseDays reads a period as days ("120", "120d") or a Go duration ("36h").
+func parseDays(s string) (time.Duration, error) {
+	if d, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil {
+		return time.Duration(d * float64(24*time.Hour)), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	return 0, mnemo.Errorf(mnemo.EINVALID, "%q is not a number of days (120, 120d) or a duration (36h)", s)
+}
+
+// cmdExpire archives the namespace's records of low importance that nobody
+// read or changed for a long time.
+func cmdExpire(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("expire", flag.ContinueOnError)
+	importance := fs.Float64("importance", engine.DefaultExpireImportance, "archive records of importance below this")
+	idle := fs.String("idle", "120d", "that were neither read nor changed for this long (days, or a duration)")
+	dry := fs.Bool("dry-run", false, "list what would be archived, change nothing")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("expire takes no arguments")
+	}
+	d, err := parseDays(*idle)
+	if err != nil {
+		return err
+	}
+	b, err := a.backend(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := b.Expire(ctx, engine.ExpireOptions{MaxImportance: *importance, Idle: d, DryRun: *dry})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(res)
+	}
+	verb := "archived"
+	if res.DryRun {
+		verb = "would archive"
+	}
+	fmt.Fprintf(a.stdout, "%s %d of %d records in %s (restore brings one back)\n", verb, len(res.Archived), res.Checked, a.ns())
+	for _, id := range res.Archived {
+		fmt.Fprintln(a.stdout, id)
+	}
+	return nil
+}
