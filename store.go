@@ -128,6 +128,10 @@ type Store interface {
 	SetEmbeddings(ctx context.Context, vecs map[string][]float32) error
 	// Namespaces lists the namespaces that hold records.
 	Namespaces(ctx context.Context) ([]string, error)
+	// Purge hard-deletes the records of a namespace that were forgotten
+	// (or archived) before a time, with their revisions, and returns how
+	// many. Live records are never touched.
+	Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error)
 	// Locate returns the namespace of each of ids that exists in the store,
 	// in any namespace, forgotten ones included (record ids are unique
 	// across the store).

@@ -346,6 +346,16 @@ func (c *Client) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.
 	return &res, c.do(ctx, "POST", "/v1/expire", body, &res)
 }
 
+// Purge hard-deletes the namespace's records forgotten or archived more
+// than olderThan ago (an admin key is needed).
+func (c *Client) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	var res struct {
+		Purged int `json:"purged"`
+	}
+	err := c.do(ctx, "POST", "/v1/purge", map[string]any{"older_than_days": olderThan.Hours() / 24}, &res)
+	return res.Purged, err
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

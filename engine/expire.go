@@ -129,3 +129,35 @@ func (s *Service) ExpireAll(ctx context.Context, actor string, opt ExpireOptions
 	}
 	return out, nil
 }
+
+// Purge hard-deletes the records of a namespace that were forgotten or
+// archived more than olderThan ago, with their history: they can no longer
+// be restored. olderThan must be at least a day. It returns how many.
+func (s *Service) Purge(ctx context.Context, c mnemo.Caller, ns string, olderThan time.Duration) (int, error) {
+	if olderThan < 24*time.Hour {
+		return 0, mnemo.Errorf(mnemo.EINVALID, "retention %s is shorter than a day", olderThan)
+	}
+	sc := scopeOf(c, ns)
+	return s.store.Purge(ctx, sc.Namespace, s.now().Add(-olderThan))
+}
+
+// PurgeAll runs Purge on every namespace and returns the number of records
+// purged per namespace (namespaces with none left out).
+func (s *Service) PurgeAll(ctx context.Context, olderThan time.Duration) (map[string]int, error) {
+	nss, err := s.store.Namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	c := mnemo.Caller{Name: "retention", Clearance: mnemo.MaxAccessLevel}
+	for _, ns := range nss {
+		n, err := s.Purge(ctx, c, ns, olderThan)
+		if n > 0 {
+			out[ns] = n
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}

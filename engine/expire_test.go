@@ -96,3 +96,35 @@ func TestExpireAll(t *testing.T) {
 		t.Errorf("second run archived %v", got)
 	}
 }
+
+func TestPurgeAfterRetention(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	w := f.remember(t, "", mnemo.NewRecord{Text: "forgotten long ago"}, mnemo.NewRecord{Text: "forgotten lately"},
+		mnemo.NewRecord{Text: "kept"})
+	f.now = f.now.Add(-400 * 24 * time.Hour)
+	if _, err := f.svc.Forget(ctx, admin, "", w[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(390 * 24 * time.Hour)
+	if _, err := f.svc.Forget(ctx, admin, "", w[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(10 * 24 * time.Hour)
+	if _, err := f.svc.Purge(ctx, admin, "", time.Hour); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("a retention under a day: %v", err)
+	}
+	got, err := f.svc.PurgeAll(ctx, 365*24*time.Hour)
+	if err != nil || got[mnemo.DefaultNamespace] != 1 || len(got) != 1 {
+		t.Fatalf("PurgeAll = %v %v, want 1 in the default namespace", got, err)
+	}
+	if _, err := f.svc.Get(ctx, admin, "", w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("purged record: %v", err)
+	}
+	if _, err := f.svc.Restore(ctx, admin, "", w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("restore of a purged record: %v", err)
+	}
+	if _, err := f.svc.Restore(ctx, admin, "", w[1].ID); err != nil {
+		t.Errorf("a record forgotten within the retention period should still restore: %v", err)
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // index is the in-memory vector index: per namespace, the filter fields of
 // every record and its normalised vector, kept current through seq.
-// Namespaces are keyed by record id (rows are never hard-deleted).
+// Namespaces are keyed by record id; purged rows are logged in deleted_rows
+// with the purge's stamp.
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
@@ -26,7 +27,7 @@ const indexColumns = `id, namespace, layer, kind, scope, component, mission, thr
 	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, embedding`
 
 // maxSeqSQL reads the newest change stamp: an index-only scan of records_seq.
-const maxSeqSQL = `SELECT coalesce(max(seq), 0) FROM records`
+const maxSeqSQL = `SELECT greatest((SELECT coalesce(max(seq), 0) FROM records), (SELECT coalesce(max(seq), 0) FROM deleted_rows))`
 
 // acquire brings the index of namespace ns up to date with the database
 // and returns it with the read lock held; the caller must call
@@ -77,6 +78,24 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 				}
 			})
 			if err != nil {
+				return err
+			}
+			gone, err := tx.Query(ctx, `SELECT id, namespace FROM deleted_rows WHERE seq > $1 AND seq <= $2`, s.idx.seq, cur)
+			if err != nil {
+				return err
+			}
+			for gone.Next() {
+				var id, space string
+				if err := gone.Scan(&id, &space); err != nil {
+					gone.Close()
+					return err
+				}
+				if n := s.idx.ns[space]; n != nil {
+					n.Remove(id)
+				}
+			}
+			gone.Close()
+			if err := gone.Err(); err != nil {
 				return err
 			}
 		}

@@ -119,3 +119,33 @@ func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, res)
 }
+
+// PurgeRequest is the body of POST /v1/purge.
+type PurgeRequest struct {
+	OlderThanDays float64 `json:"older_than_days"` // required, at least 1
+}
+
+// handlePurge hard-deletes the namespace's records forgotten or archived
+// more than older_than_days ago (admin keys only: they cannot be restored).
+func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
+	p := principal(r.Context())
+	if p.Role != mnemo.RoleAdmin {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: purging needs an admin key", p.Role))
+		return
+	}
+	var req PurgeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !(req.OlderThanDays >= 1 && req.OlderThanDays <= 100*365) {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "older_than_days %v is outside 1..36500 (it is required)", req.OlderThanDays))
+		return
+	}
+	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, time.Duration(req.OlderThanDays*float64(24*time.Hour)))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"purged": n})
+}

@@ -83,3 +83,20 @@ func TestExpireRoute(t *testing.T) {
 		}
 	}
 }
+
+func TestPurgeRoute(t *testing.T) {
+	f := newFixture(t, nil)
+	admin := f.key(t, mnemo.RoleAdmin, 0, "ops")
+	writer := f.key(t, mnemo.RoleWrite, 0, "ops")
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/purge", key: writer, body: `{"older_than_days":30}`}); st != 403 || errCode(t, b) != mnemo.EFORBIDDEN {
+		t.Fatalf("purge with a write key: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/purge", key: admin, body: `{"older_than_days":30}`}); st != 200 || string(b) != "{\"purged\":0}\n" {
+		t.Fatalf("purge: %d %q", st, b)
+	}
+	for _, body := range []string{`{}`, `{"older_than_days":0.5}`, `{"older_than_days":"30"}`, `{"days":30}`} {
+		if st, _, b := f.do(t, call{method: "POST", path: "/v1/purge", key: admin, body: body}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("%s: %d %s", body, st, b)
+		}
+	}
+}

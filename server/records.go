@@ -60,6 +60,7 @@ func (s *Server) routesV1() {
 	s.handle("GET /v1/corrections", true, s.handleCorrections)
 	s.handle("GET /v1/corrections/triples", true, s.handleCorrectionTriples)
 	s.handle("POST /v1/expire", true, s.handleExpire)
+	s.handle("POST /v1/purge", true, s.handlePurge)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ListByTime", testListByTime},
 		{"Locate", testLocate},
 		{"EachRetrieval", testEachRetrieval},
+		{"Purge", testPurge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1082,5 +1083,53 @@ func testEachRetrieval(t *testing.T, s mnemo.Store) {
 	n = 0
 	if err := s.EachRetrieval(bg, "eachret", time.Time{}, time.Time{}, func(mnemo.RetrievalLog) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Errorf("fn's error: %v after %d calls", err, n)
+	}
+}
+
+// testPurge: Purge hard-deletes only the records forgotten before the
+// cutoff, with their history; searches that had loaded them stop finding
+// them; live and recently forgotten records stay.
+func testPurge(t *testing.T, s mnemo.Store) {
+	live, old, recent := rec("purge", "heron live record"), rec("purge", "heron forgotten long ago"), rec("purge", "heron forgotten lately")
+	other := rec("purge-other", "heron in another namespace")
+	longAgo, lately := base.Add(-48*time.Hour), base.Add(-time.Hour)
+	old.DeletedAt, recent.DeletedAt, other.DeletedAt = &longAgo, &lately, &longAgo
+	for i, r := range []*mnemo.Record{live, old, recent, other} {
+		r.Embedding = vec(500 + i)
+	}
+	insert(t, s, live, old, recent, other)
+	sc := mnemo.Scope{Namespace: "purge", Clearance: mnemo.MaxAccessLevel}
+	// Load the namespace's indexes first, so the purge must reach them.
+	if _, err := s.Keyword(bg, sc, "heron", mnemo.Filter{}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.List(bg, sc, mnemo.ListOptions{IncludeDeleted: true}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Purge(bg, "purge", base.Add(-24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("purge: %d %v, want 1", n, err)
+	}
+	if _, err := s.Get(bg, sc, old.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("purged record: %v, want %s", err, mnemo.ENOTFOUND)
+	}
+	if revs, err := s.History(bg, sc, old.ID); err == nil && len(revs) > 0 {
+		t.Errorf("purged record kept %d revisions", len(revs))
+	}
+	all, err := s.List(bg, sc, mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true})
+	if err != nil || !slices.Equal(recordIDs(all), []string{recent.ID, live.ID}) && !slices.Equal(recordIDs(all), []string{live.ID, recent.ID}) {
+		t.Errorf("after purge the namespace holds %v (%v), want %s and %s", recordIDs(all), err, live.ID, recent.ID)
+	}
+	if got, _ := s.Locate(bg, []string{old.ID, other.ID}); len(got) != 1 || got[other.ID] != "purge-other" {
+		t.Errorf("Locate after purge = %v: only the other namespace's record should remain", got)
+	}
+	if hits, _ := s.GetMany(bg, sc, []string{old.ID, live.ID}); len(hits) != 1 || hits[0].ID != live.ID {
+		t.Errorf("GetMany after purge returned %v", recordIDs(hits))
+	}
+	if n, err := s.Purge(bg, "purge", base.Add(-24*time.Hour)); err != nil || n != 0 {
+		t.Errorf("second purge: %d %v", n, err)
+	}
+	if _, err := s.Purge(bg, "", base); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("purge of an empty namespace name: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
@@ -28,6 +29,7 @@ type backend interface {
 	Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error)
 	CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error)
 	Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error)
+	Purge(ctx context.Context, olderThan time.Duration) (int, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -95,6 +97,14 @@ func (l local) CorrectionTriples(ctx context.Context, req mnemo.CorrectionReques
 
 func (l local) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
 	return l.svc.Expire(ctx, l.caller, l.ns, opt)
+}
+
+func (l local) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	return l.svc.Purge(ctx, l.caller, l.ns, olderThan)
+}
+
+func (r remote) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	return r.c.Purge(ctx, olderThan)
 }
 
 func (r remote) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {

@@ -139,7 +139,8 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 	if out := remote(append([]string{"corrections", "--triples"}, window...)...); !strings.Contains(out, `"missed":["`+id+`"]`) || !strings.Contains(out, `"query":"reply to a data breach"`) {
 		t.Errorf("triples:\n%s", out)
 	}
-	for _, args := range [][]string{{"expire", "--dry-run"}, {"--json", "expire", "--dry-run", "--idle", "1d", "--importance", "0.5"}} {
+	for _, args := range [][]string{{"expire", "--dry-run"}, {"--json", "expire", "--dry-run", "--idle", "1d", "--importance", "0.5"},
+		{"purge", "--older-than", "365d"}, {"--json", "purge", "--older-than", "30"}} {
 		l, r := mustCLI(t, db, "", args...), remote(args...)
 		if l != r {
 			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)

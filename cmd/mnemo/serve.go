@@ -69,6 +69,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
 	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
+	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -92,6 +93,13 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *expireEvery < 0 || (*expireEvery > 0 && *expireEvery < time.Minute) {
 		return usagef("--expire-every must be 0 (never) or at least a minute")
+	}
+	keep, err := parseDays(*retention)
+	if err != nil {
+		return err
+	}
+	if keep != 0 && (keep < 24*time.Hour || *expireEvery == 0) {
+		return usagef("--retention must be 0 or at least a day, and needs --expire-every")
 	}
 	svc, err := a.service(ctx)
 	if err != nil {
@@ -122,15 +130,16 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
 	if *expireEvery > 0 {
-		go expireLoop(ctx, svc, log, *expireEvery)
+		go expireLoop(ctx, svc, log, *expireEvery, keep)
 	}
 	return srv.Run(ctx, ln)
 }
 
-// expireLoop archives expired records in every namespace, first a minute
-// after start, then every period, until ctx ends. A failure is logged and
-// retried at the next period.
-func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every time.Duration) {
+// expireLoop archives expired records in every namespace, and with a
+// retention purges the ones forgotten longer ago, first a minute after
+// start, then every period, until ctx ends. A failure is logged and retried
+// at the next period.
+func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every, retention time.Duration) {
 	wait := time.Minute
 	for {
 		select {
@@ -152,6 +161,21 @@ func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, ever
 			continue
 		}
 		log.Info("expiry", "archived", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
+		if retention == 0 {
+			continue
+		}
+		p, err := svc.PurgeAll(ctx, retention)
+		total = 0
+		for _, k := range p {
+			total += k
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("purge stopped", "purged", total, "err", err)
+			}
+			continue
+		}
+		log.Info("purge", "purged", total, "namespaces", len(p))
 	}
 }
 
