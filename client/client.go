@@ -356,6 +356,12 @@ func (c *Client) Purge(ctx context.Context, olderThan time.Duration) (int, error
 	return res.Purged, err
 }
 
+// Handoff returns the brief for an incoming operator of the namespace.
+func (c *Client) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
+	var h engine.Handoff
+	return &h, c.do(ctx, "POST", "/v1/handoff", req, &h)
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

@@ -149,3 +149,21 @@ func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"purged": n})
 }
+
+// handleHandoff serves the brief for an incoming operator.
+func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	var req engine.HandoffRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Namespace = p.Namespace
+	h, err := s.svc.Handoff(r.Context(), p.Caller, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}

@@ -100,3 +100,29 @@ func TestPurgeRoute(t *testing.T) {
 		}
 	}
 }
+
+func TestHandoffRoute(t *testing.T) {
+	f := newFixture(t, nil)
+	body := `{"kind":"correction","text":"brief lacked the backup link","provenance":["operator:kim"],` +
+		`"correction":{"category":"pass-planning","outcome":"modified","summary":"backup link missing","missing_context":true}}`
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/records", body: body}); st != 201 {
+		t.Fatalf("correction: %d %s", st, b)
+	}
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/handoff", body: `{"from":"kim","budget":300}`})
+	if st != 200 {
+		t.Fatalf("handoff: %d %s", st, b)
+	}
+	var h struct {
+		Markdown   string `json:"markdown"`
+		UsedTokens int    `json:"used_tokens"`
+		Budget     int    `json:"budget"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil || !strings.Contains(h.Markdown, "backup link missing") || h.Budget != 300 || h.UsedTokens > 300 {
+		t.Fatalf("handoff %s (%v)", b, err)
+	}
+	for _, body := range []string{`{"budget":-5}`, `{"from":"a\nb"}`, `{"since":"yesterday"}`, `{"operator":"kim"}`} {
+		if st, _, b := f.do(t, call{method: "POST", path: "/v1/handoff", body: body}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("%s: %d %s", body, st, b)
+		}
+	}
+}

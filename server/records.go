@@ -61,6 +61,7 @@ func (s *Server) routesV1() {
 	s.handle("GET /v1/corrections/triples", true, s.handleCorrectionTriples)
 	s.handle("POST /v1/expire", true, s.handleExpire)
 	s.handle("POST /v1/purge", true, s.handlePurge)
+	s.handle("POST /v1/handoff", true, s.handleHandoff)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

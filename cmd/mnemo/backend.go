@@ -30,6 +30,7 @@ type backend interface {
 	CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error)
 	Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error)
 	Purge(ctx context.Context, olderThan time.Duration) (int, error)
+	Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -101,6 +102,15 @@ func (l local) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.Ex
 
 func (l local) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
 	return l.svc.Purge(ctx, l.caller, l.ns, olderThan)
+}
+
+func (l local) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
+	req.Namespace = l.ns
+	return l.svc.Handoff(ctx, l.caller, req)
+}
+
+func (r remote) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
+	return r.c.Handoff(ctx, req)
 }
 
 func (r remote) Purge(ctx context.Context, olderThan time.Duration) (int, error) {

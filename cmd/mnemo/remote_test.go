@@ -146,6 +146,13 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)
 		}
 	}
+	// The handoff names the time it was made, so local and remote differ
+	// there; both must carry the correction and the decision.
+	for _, out := range []string{mustCLI(t, db, "", "handoff", "--since", "2026-01-01"), remote("handoff", "--since", "2026-01-01")} {
+		if !strings.Contains(out, "- gdpr: 1 correction, 1 from missing context") || !strings.Contains(out, "rejected: MongoDB (no transactions)") {
+			t.Errorf("handoff:\n%s", out)
+		}
+	}
 	if _, errs, code := cli(t, db, "", "--server", url, "corrections", "--by", "fortnight"); code != 1 || !strings.Contains(errs, "fortnight") {
 		t.Errorf("bad bucket: %d %q", code, errs)
 	}

@@ -1,0 +1,310 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Handoff defaults and bounds.
+const (
+	DefaultHandoffSpan   = 7 * 24 * time.Hour
+	DefaultHandoffBudget = 4000
+	// QuestionTag marks a record as an open question for handoffs.
+	QuestionTag = "question"
+	// handoffCritical is the criticality from which an event joins the
+	// escalation timeline.
+	handoffCritical = 0.7
+)
+
+// HandoffRequest asks for the brief of an incoming operator.
+type HandoffRequest struct {
+	Namespace string    `json:"-"`
+	From      string    `json:"from,omitempty"`   // the outgoing operator: only corrections naming "operator:<from>"; "" = everyone's
+	Since     time.Time `json:"since,omitzero"`   // default: 7 days before now
+	Budget    int       `json:"budget,omitempty"` // tokens, default 4000
+}
+
+// HandoffPattern is one category of corrections of the period.
+type HandoffPattern struct {
+	Category       string   `json:"category"`
+	Corrections    int      `json:"corrections"`
+	MissingContext int      `json:"missing_context"`
+	Summaries      []string `json:"summaries"` // the latest first, at most three
+}
+
+// HandoffArea is a component that needs attention: where corrections and
+// critical events of the period concentrate.
+type HandoffArea struct {
+	Component      string `json:"component"`
+	Corrections    int    `json:"corrections"`
+	MissingContext int    `json:"missing_context"`
+	CriticalEvents int    `json:"critical_events"`
+}
+
+// Handoff is the brief an incoming operator starts a shift with: the
+// outgoing operator's typical corrections, the areas that need attention,
+// the decisions of the period with their rationale, the open questions and
+// the timeline of critical events — as Markdown within a token budget, and
+// as data.
+type Handoff struct {
+	Namespace  string           `json:"namespace"`
+	From       string           `json:"from,omitempty"`
+	Since      time.Time        `json:"since"`
+	Until      time.Time        `json:"until"`
+	Budget     int              `json:"budget"`
+	UsedTokens int              `json:"used_tokens"`
+	Tokenizer  string           `json:"tokenizer"`
+	Patterns   []HandoffPattern `json:"patterns"`
+	Attention  []HandoffArea    `json:"attention"`
+	Decisions  []string         `json:"decisions"` // ids, newest first
+	Questions  []string         `json:"questions"` // ids, newest first
+	Timeline   []string         `json:"timeline"`  // ids of critical events, oldest first
+	Omitted    int              `json:"omitted"`   // lines left out for the budget
+	Markdown   string           `json:"markdown"`
+}
+
+// operatorRef is the provenance reference naming the operator a record
+// comes from.
+func operatorRef(name string) string { return "operator:" + name }
+
+// Handoff builds the brief for an incoming operator of a namespace.
+// Sections, in order of priority when the budget is short: typical
+// corrections (grouped by category, with missing-context counts and the
+// latest summaries), areas of heightened attention (components ranked by
+// missing-context corrections, corrections and critical events), the
+// period's decisions with rationale and rejected alternatives, open
+// questions (live records tagged "question", any age) and the timeline of
+// events of criticality ≥ 0.7. The Markdown never exceeds the budget and
+// its token count is exact. Errors: EINVALID for a bad budget or period.
+func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffRequest) (*Handoff, error) {
+	if req.Budget == 0 {
+		req.Budget = DefaultHandoffBudget
+	}
+	if req.Budget < 0 || req.Budget > MaxTokenBudget {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is outside 1..%d", req.Budget, MaxTokenBudget)
+	}
+	if strings.ContainsAny(req.From, "\n\r") || len(req.From) > 256 {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "operator name must be one line of at most 256 bytes")
+	}
+	now := s.now().UTC()
+	until := now.Add(time.Nanosecond)
+	if req.Since.IsZero() {
+		req.Since = now.Add(-DefaultHandoffSpan)
+	}
+	req.Since = req.Since.UTC()
+	if !req.Since.Before(until) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "since %s is in the future", req.Since.Format(time.RFC3339))
+	}
+	sc := scopeOf(c, req.Namespace)
+	h := &Handoff{Namespace: sc.Namespace, From: req.From, Since: req.Since, Until: now, Budget: req.Budget,
+		Tokenizer: s.tok.Name(), Patterns: []HandoffPattern{}, Attention: []HandoffArea{},
+		Decisions: []string{}, Questions: []string{}, Timeline: []string{}}
+
+	// Corrections of the period, the outgoing operator's when named.
+	all, err := s.corrections(ctx, sc, req.Since, until)
+	if err != nil {
+		return nil, err
+	}
+	var cors []*mnemo.Record
+	for _, r := range all {
+		if req.From == "" || slices.Contains(r.Provenance, operatorRef(req.From)) {
+			cors = append(cors, r)
+		}
+	}
+	slices.SortFunc(cors, newestFirst)
+	patterns := map[string]*HandoffPattern{}
+	areas := map[string]*HandoffArea{}
+	area := func(name string) *HandoffArea {
+		if areas[name] == nil {
+			areas[name] = &HandoffArea{Component: name}
+		}
+		return areas[name]
+	}
+	for _, r := range cors {
+		cor := r.Correction
+		if cor == nil {
+			cor = &mnemo.Correction{}
+		}
+		p := patterns[cor.Category]
+		if p == nil {
+			p = &HandoffPattern{Category: cor.Category, Summaries: []string{}}
+			patterns[cor.Category] = p
+		}
+		p.Corrections++
+		summary := cor.Summary
+		if summary == "" {
+			summary = r.Text
+		}
+		if len(p.Summaries) < 3 {
+			p.Summaries = append(p.Summaries, oneLine(summary))
+		}
+		comp := cmp.Or(cor.Component, r.Component)
+		if comp != "" {
+			a := area(comp)
+			a.Corrections++
+			if cor.MissingContext {
+				a.MissingContext++
+			}
+		}
+		if cor.MissingContext {
+			p.MissingContext++
+		}
+	}
+
+	// Critical events of the period: the timeline, and attention.
+	events, err := s.listAll(ctx, sc, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindEvent}, Since: &req.Since, Until: &until,
+		MinCriticality: handoffCritical})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(events, func(a, b *mnemo.Record) int { return -newestFirst(a, b) })
+	for _, r := range events {
+		if r.Component != "" {
+			area(r.Component).CriticalEvents++
+		}
+	}
+	decisions, err := s.listAll(ctx, sc, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision}, Since: &req.Since, Until: &until})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(decisions, newestFirst)
+	questions, err := s.listAll(ctx, sc, mnemo.Filter{Tags: []string{QuestionTag}})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(questions, newestFirst)
+
+	for _, p := range patterns {
+		h.Patterns = append(h.Patterns, *p)
+	}
+	slices.SortFunc(h.Patterns, func(a, b HandoffPattern) int {
+		return cmp.Or(cmp.Compare(b.Corrections, a.Corrections), cmp.Compare(b.MissingContext, a.MissingContext),
+			strings.Compare(a.Category, b.Category))
+	})
+	for _, a := range areas {
+		h.Attention = append(h.Attention, *a)
+	}
+	slices.SortFunc(h.Attention, func(a, b HandoffArea) int {
+		return cmp.Or(cmp.Compare(b.MissingContext, a.MissingContext), cmp.Compare(b.Corrections, a.Corrections),
+			cmp.Compare(b.CriticalEvents, a.CriticalEvents), strings.Compare(a.Component, b.Component))
+	})
+
+	// Markdown, greedy in section order by each piece's own count (pieces
+	// end lines; joined, blank lines may merge into fewer tokens), then
+	// counted exactly as a whole.
+	var pieces []string
+	used := 0
+	put := func(piece string) bool {
+		n := s.count(piece)
+		if used+n > req.Budget {
+			h.Omitted++
+			return false
+		}
+		pieces = append(pieces, piece)
+		used += n
+		return true
+	}
+	who := "everyone"
+	if req.From != "" {
+		who = oneLine(req.From)
+	}
+	title := fmt.Sprintf("# Handoff: %s, %s to %s (corrections of %s)\n", sc.Namespace,
+		req.Since.Format("2006-01-02 15:04"), now.Format("2006-01-02 15:04 UTC"), who)
+	if !put(title) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is too small for the handoff's title", req.Budget)
+	}
+	section := func(head string, lines []string, onLine func(i int)) {
+		if len(lines) == 0 {
+			return
+		}
+		if !put("\n## " + head + "\n") {
+			h.Omitted += len(lines)
+			return
+		}
+		for i, l := range lines {
+			if put(l) && onLine != nil {
+				onLine(i)
+			}
+		}
+	}
+	var lines []string
+	for _, p := range h.Patterns {
+		cat := cmp.Or(p.Category, "(no category)")
+		l := fmt.Sprintf("- %s: %d correction%s, %d from missing context", oneLine(cat), p.Corrections, plural(p.Corrections), p.MissingContext)
+		if len(p.Summaries) > 0 {
+			l += " — latest: " + strings.Join(p.Summaries, "; ")
+		}
+		lines = append(lines, l+"\n")
+	}
+	section("Typical corrections", lines, nil)
+	lines = lines[:0]
+	for _, a := range h.Attention {
+		lines = append(lines, fmt.Sprintf("- %s: %d correction%s (%d missing context), %d critical event%s\n",
+			oneLine(a.Component), a.Corrections, plural(a.Corrections), a.MissingContext, a.CriticalEvents, plural(a.CriticalEvents)))
+	}
+	section("Areas of heightened attention", lines, nil)
+	lines = lines[:0]
+	for _, r := range decisions {
+		lines = append(lines, "-"+entryBody(r))
+	}
+	section("Decisions", lines, func(i int) { h.Decisions = append(h.Decisions, decisions[i].ID) })
+	lines = lines[:0]
+	for _, r := range questions {
+		lines = append(lines, "-"+entryBody(r))
+	}
+	section("Open questions", lines, func(i int) { h.Questions = append(h.Questions, questions[i].ID) })
+	lines = lines[:0]
+	for _, r := range events {
+		lines = append(lines, fmt.Sprintf("- %s (criticality %.2f) %s [%s]\n", r.CreatedAt.UTC().Format("2006-01-02 15:04"),
+			r.Criticality, oneLine(r.Text), r.ID))
+	}
+	section("Escalation timeline", lines, func(i int) { h.Timeline = append(h.Timeline, events[i].ID) })
+	if len(pieces) == 1 {
+		put("\nNothing recorded in this period.\n")
+	}
+	h.Markdown = strings.Join(pieces, "")
+	h.UsedTokens = s.count(h.Markdown)
+	// A safeguard: joining pieces at line ends has only ever lowered the
+	// count, but the budget is a promise.
+	for h.UsedTokens > req.Budget && len(pieces) > 1 {
+		pieces = pieces[:len(pieces)-1]
+		h.Omitted++
+		h.Markdown = strings.Join(pieces, "")
+		h.UsedTokens = s.count(h.Markdown)
+	}
+	return h, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func newestFirst(a, b *mnemo.Record) int {
+	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
+}
+
+// listAll lists every live record matching f visible to sc, in pages.
+func (s *Service) listAll(ctx context.Context, sc mnemo.Scope, f mnemo.Filter) ([]*mnemo.Record, error) {
+	var out []*mnemo.Record
+	after := ""
+	for {
+		page, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: f, Limit: 1000, After: after})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < 1000 {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}

@@ -1,0 +1,95 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+func TestHandoff(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	day := 24 * time.Hour
+	cor := func(op, cat, comp, summary string, missing bool) mnemo.NewRecord {
+		return mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "correction: " + summary, Provenance: []string{"operator:" + op},
+			Correction: &mnemo.Correction{Category: cat, Component: comp, Outcome: mnemo.OutcomeModified, Summary: summary, MissingContext: missing}}
+	}
+	old := f.remember(t, "ops",
+		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use the Kiruna station as backup", At: at(f.now.Add(-30 * day)),
+			Decision: &mnemo.Decision{Title: "old backup", Decision: "Kiruna"}},
+		mnemo.NewRecord{Text: "Who owns the new antenna calibration?", Tags: []string{engine.QuestionTag}, At: at(f.now.Add(-20 * day))},
+	)
+	w := f.remember(t, "ops",
+		cor("kim", "pass-planning", "uplink", "brief lacked the backup-link status", true),
+		cor("kim", "pass-planning", "uplink", "pass window off by one minute", false),
+		cor("kim", "style", "", "shorter briefs", false),
+		cor("lee", "style", "", "not kim's", false),
+		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Route tonight's passes via Svalbard", At: at(f.now.Add(-2 * day)),
+			Decision: &mnemo.Decision{Title: "routing", Decision: "Svalbard", Principle: "two-operator sign-off",
+				Alternatives: []mnemo.Alternative{{Option: "Wait for Kiruna", Reason: "misses the window"}}}},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Uplink power dropped below limit", Component: "uplink", Criticality: fp(0.9), At: at(f.now.Add(-day))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Routine telemetry sample", Component: "uplink", Criticality: fp(0.3), At: at(f.now.Add(-day))},
+	)
+	decision, critical := w[4].ID, w[5].ID
+
+	h, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "ops", From: "kim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Patterns) != 2 || h.Patterns[0].Category != "pass-planning" || h.Patterns[0].Corrections != 2 ||
+		h.Patterns[0].MissingContext != 1 || h.Patterns[1].Category != "style" || h.Patterns[1].Corrections != 1 {
+		t.Errorf("patterns %+v", h.Patterns)
+	}
+	if len(h.Attention) != 1 || h.Attention[0] != (engine.HandoffArea{Component: "uplink", Corrections: 2, MissingContext: 1, CriticalEvents: 1}) {
+		t.Errorf("attention %+v", h.Attention)
+	}
+	if !slices.Equal(h.Decisions, []string{decision}) || !slices.Equal(h.Questions, []string{old[1].ID}) || !slices.Equal(h.Timeline, []string{critical}) {
+		t.Errorf("decisions %v, questions %v, timeline %v", h.Decisions, h.Questions, h.Timeline)
+	}
+	for _, want := range []string{"# Handoff: ops", "corrections of kim", "## Typical corrections", "brief lacked the backup-link status",
+		"## Areas of heightened attention", "## Decisions", "rejected: Wait for Kiruna (misses the window)", "principle: two-operator sign-off",
+		"## Open questions", "antenna calibration", "## Escalation timeline", "Uplink power dropped"} {
+		if !strings.Contains(h.Markdown, want) {
+			t.Errorf("handoff lacks %q:\n%s", want, h.Markdown)
+		}
+	}
+	for _, not := range []string{"not kim's", "Kiruna station as backup", "Routine telemetry"} {
+		if strings.Contains(h.Markdown, not) {
+			t.Errorf("handoff holds %q", not)
+		}
+	}
+	if n := f.tok.Count(h.Markdown); n != h.UsedTokens || n > h.Budget || h.Omitted != 0 {
+		t.Errorf("used %d, counted %d, budget %d, omitted %d", h.UsedTokens, n, h.Budget, h.Omitted)
+	}
+	// Everyone's corrections, on a tight budget: exact, within it, and
+	// the omitted lines counted.
+	tight, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "ops", Budget: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.tok.Count(tight.Markdown); n != tight.UsedTokens || n > 80 || tight.Omitted == 0 || !strings.Contains(tight.Markdown, "corrections of everyone") {
+		t.Errorf("tight: used %d, counted %d, omitted %d:\n%s", tight.UsedTokens, n, tight.Omitted, tight.Markdown)
+	}
+	if tight.Patterns[1].Corrections != 2 { // style: kim's and lee's
+		t.Errorf("everyone's patterns %+v", tight.Patterns)
+	}
+	for name, req := range map[string]engine.HandoffRequest{
+		"budget too small": {Namespace: "ops", Budget: 5},
+		"negative budget":  {Namespace: "ops", Budget: -1},
+		"future since":     {Namespace: "ops", Since: f.now.Add(day)},
+		"two-line name":    {Namespace: "ops", From: "kim\nlee"},
+	} {
+		if _, err := f.svc.Handoff(ctx, admin, req); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
+		}
+	}
+	empty, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "quiet"})
+	if err != nil || !strings.Contains(empty.Markdown, "Nothing recorded") {
+		t.Errorf("empty namespace: %v\n%s", err, empty.Markdown)
+	}
+}
