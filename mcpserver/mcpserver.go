@@ -32,6 +32,7 @@ const (
 	ToolRecall   = "memory_recall"
 	ToolUpdate   = "memory_update"
 	ToolForget   = "memory_forget"
+	ToolHandoff  = "memory_handoff"
 )
 
 // Options configures New.
@@ -112,6 +113,15 @@ func New(svc *engine.Service, opt Options) *mcp.Server {
 		InputSchema: schemaFor[ForgetInput](),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 	}, wrap(s, ToolForget, s.forget))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  ToolHandoff,
+		Title: "Shift handoff",
+		Description: "Brief an incoming operator or agent, within a token budget: the outgoing operator's typical corrections, " +
+			"areas of heightened attention, the period's decisions with rationale, open questions and the escalation timeline. " +
+			"The text content is the Markdown brief, the structured content the same as JSON.",
+		InputSchema: schemaFor[HandoffInput](),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
+	}, wrap(s, ToolHandoff, s.handoff))
 	return srv
 }
 

@@ -109,6 +109,7 @@ func TestToolsAreDescribedAndAnnotated(t *testing.T) {
 	want := map[string]struct{ readOnly, destructive bool }{
 		mcpserver.ToolQuery: {true, false}, mcpserver.ToolRecall: {true, false},
 		mcpserver.ToolRemember: {false, false}, mcpserver.ToolUpdate: {false, true}, mcpserver.ToolForget: {false, true},
+		mcpserver.ToolHandoff: {true, false},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools", len(res.Tools))
@@ -354,6 +355,16 @@ func TestRememberStructuredBodies(t *testing.T) {
 		if !strings.Contains(text(res), want) {
 			t.Errorf("digest lacks %q:\n%s", want, text(res))
 		}
+	}
+	// The handoff carries the decision and the correction pattern.
+	res = callTool(t, cs, mcpserver.ToolHandoff, map[string]any{"token_budget": 500})
+	for _, want := range []string{"# Handoff: mission", "pass-planning: 1 correction, 1 from missing context", "rejected: Wait for Inuvik"} {
+		if res.IsError || !strings.Contains(text(res), want) {
+			t.Errorf("handoff lacks %q:\n%s", want, text(res))
+		}
+	}
+	if res := callTool(t, cs, mcpserver.ToolHandoff, map[string]any{"since": "last week"}); !res.IsError {
+		t.Error("a handoff with a bad since was accepted")
 	}
 	// A body that does not match the kind is refused.
 	res = callTool(t, cs, mcpserver.ToolRemember, map[string]any{"text": "x", "kind": "fact", "decision": map[string]any{"title": "t"}})

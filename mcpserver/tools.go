@@ -274,3 +274,26 @@ func (s *server) forget(ctx context.Context, p mnemo.Principal, in ForgetInput) 
 	}
 	return textResult("forgot "+r.ID+" (restorable)", map[string]any{"id": r.ID, "forgotten": true}), nil
 }
+
+// HandoffInput is memory_handoff's input.
+type HandoffInput struct {
+	From        string `json:"from,omitempty" jsonschema:"the outgoing operator: only corrections with provenance operator:NAME (default everyone's)"`
+	Since       string `json:"since,omitempty" jsonschema:"start of the shift or period (RFC 3339 or YYYY-MM-DD; default 7 days ago)"`
+	TokenBudget int    `json:"token_budget,omitempty" jsonschema:"maximum size of the brief in tokens (exact count; default 4000)"`
+}
+
+func (s *server) handoff(ctx context.Context, p mnemo.Principal, in HandoffInput) (*mcp.CallToolResult, error) {
+	req := engine.HandoffRequest{Namespace: p.Namespace, From: in.From, Budget: in.TokenBudget}
+	if in.Since != "" {
+		t, err := parseTime(in.Since)
+		if err != nil {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "since %q is not an RFC 3339 time or a date", in.Since)
+		}
+		req.Since = t
+	}
+	h, err := s.svc.Handoff(ctx, p.Caller, req)
+	if err != nil {
+		return nil, err
+	}
+	return textResult(h.Markdown, h), nil
+}
