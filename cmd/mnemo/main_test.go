@@ -367,3 +367,48 @@ func TestCopyNamespaceAndThreads(t *testing.T) {
 		t.Fatalf("the copy lost its thread:\n%s", out)
 	}
 }
+
+// An ADR folder imports as decisions, a second run changes nothing, an
+// edited ADR updates its record (keeping the old version in its history).
+func TestADRImportAndSync(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	dir := t.TempDir()
+	copyFile := func(name string) {
+		b, err := os.ReadFile(filepath.Join("../../adr/testdata/decisions", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile("0001-record-architecture-decisions.md")
+	copyFile("0002-use-sqlite.md")
+	copyFile("notes.md")
+	if out := mustCLI(t, db, "", "adr", dir); !strings.HasPrefix(out, "ADRs into default: 2 added, 0 updated, 0 unchanged") ||
+		!strings.Contains(out, "skipped notes.md") {
+		t.Fatalf("first import:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "adr", dir); !strings.HasPrefix(out, "ADRs into default: 0 added, 0 updated, 2 unchanged") {
+		t.Fatalf("second import:\n%s", out)
+	}
+	md := filepath.Join(dir, "0002-use-sqlite.md")
+	b, _ := os.ReadFile(md)
+	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "* Bad, because it needs a server.", "* Bad, because it needs a server and a DBA.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustCLI(t, db, "", "--json", "adr", "--dry-run", dir)
+	if !strings.Contains(out, `"updated": [`) || !strings.Contains(out, `"0002-use-sqlite.md"`) || !strings.Contains(out, `"dry_run": true`) {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "adr", dir); !strings.HasPrefix(out, "ADRs into default: 0 added, 1 updated, 1 unchanged") {
+		t.Fatalf("after the edit:\n%s", out)
+	}
+	digest := mustCLI(t, db, "", "digest", "--budget", "600", "why not PostgreSQL only for the store")
+	if !strings.Contains(digest, "rejected: PostgreSQL only (it needs a server and a DBA)") || !strings.Contains(digest, "doc:0002-use-sqlite.md") {
+		t.Errorf("digest:\n%s", digest)
+	}
+	if _, errs, code := cli(t, db, "", "adr", filepath.Join(dir, "nope")); code == 0 || !strings.Contains(errs, "not a folder") {
+		t.Errorf("missing folder: %d %q", code, errs)
+	}
+}

@@ -146,6 +146,13 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)
 		}
 	}
+	// ADRs import over the server too (caller-chosen ids, then gets and updates).
+	if out := remote("adr", "--scope", "/adr", "../../adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 3 added") {
+		t.Errorf("adr over the server:\n%s", out)
+	}
+	if out := remote("adr", "../../adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 0 added, 0 updated, 3 unchanged") {
+		t.Errorf("adr again over the server:\n%s", out)
+	}
 	// The handoff names the time it was made, so local and remote differ
 	// there; both must carry the correction and the decision.
 	for _, out := range []string{mustCLI(t, db, "", "handoff", "--since", "2026-01-01"), remote("handoff", "--since", "2026-01-01")} {
