@@ -412,3 +412,47 @@ func TestADRImportAndSync(t *testing.T) {
 		t.Errorf("missing folder: %d %q", code, errs)
 	}
 }
+
+// A repository's history imports as workflow events; again, only new
+// commits are added.
+func TestGitHistoryImport(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	db := filepath.Join(t.TempDir(), "m.db")
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Kim",
+			"GIT_AUTHOR_EMAIL=kim@example.org", "GIT_COMMITTER_NAME=Kim", "GIT_COMMITTER_EMAIL=kim@example.org")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	for i, msg := range []string{"Route night passes via Svalbard", "Raise the uplink power limit to 120 W"} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(msg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", msg)
+	}
+	if out := mustCLI(t, db, "", "git", "--repo", dir); !strings.Contains(out, "read 2 commits") || !strings.Contains(out, ": 2 imported into default, 0 already present") {
+		t.Fatalf("first import: %s", out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f2.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "Document the Svalbard routing")
+	if out := mustCLI(t, db, "", "git", "--repo", dir); !strings.Contains(out, ": 1 imported into default, 2 already present") {
+		t.Fatalf("second import: %s", out)
+	}
+	if out := mustCLI(t, db, "", "recall", "uplink power limit", "--k", "1"); !strings.Contains(out, "workflow/event  Raise the uplink power limit to 120 W") {
+		t.Errorf("recall:\n%s", out)
+	}
+	if _, errs, code := cli(t, db, "", "git", "--repo", t.TempDir()); code == 0 || !strings.Contains(errs, "git log") {
+		t.Errorf("not a repository: %d %q", code, errs)
+	}
+}
