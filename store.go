@@ -132,6 +132,10 @@ type Store interface {
 	// (or archived) before a time, with their revisions, and returns how
 	// many. Live records are never touched.
 	Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error)
+	// Setting returns a stored setting (false when it is unset); SetSetting
+	// stores one. Keys are the engine's (e.g. "tuning/<namespace>").
+	Setting(ctx context.Context, key string) (string, bool, error)
+	SetSetting(ctx context.Context, key, value string) error
 	// Locate returns the namespace of each of ids that exists in the store,
 	// in any namespace, forgotten ones included (record ids are unique
 	// across the store).

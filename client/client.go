@@ -362,6 +362,33 @@ func (c *Client) Handoff(ctx context.Context, req engine.HandoffRequest) (*engin
 	return &h, c.do(ctx, "POST", "/v1/handoff", req, &h)
 }
 
+// Tune searches the namespace's weights against its correction triples
+// (an admin key is needed).
+func (c *Client) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+	body := map[string]any{"dry_run": dryRun}
+	if !req.Since.IsZero() {
+		body["since"] = req.Since
+	}
+	if !req.Until.IsZero() {
+		body["until"] = req.Until
+	}
+	var res engine.TuneResult
+	return &res, c.do(ctx, "POST", "/v1/tune", body, &res)
+}
+
+// Tuning returns the namespace's tuning history.
+func (c *Client) Tuning(ctx context.Context) (*engine.Tuning, error) {
+	var t engine.Tuning
+	return &t, c.do(ctx, "GET", "/v1/tune", nil, &t)
+}
+
+// Rollback makes an earlier tuning version active (0: the preset's own
+// weights; an admin key is needed).
+func (c *Client) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
+	var t engine.Tuning
+	return &t, c.do(ctx, "POST", "/v1/tune/rollback", map[string]int{"version": version}, &t)
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

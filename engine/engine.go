@@ -67,6 +67,9 @@ type Service struct {
 	tokCache map[string]int
 
 	threads threadLocks // writes to one thread, one at a time
+
+	tuneMu sync.Mutex
+	tuned  map[string]tunedEntry // namespace -> active tuned weights, cached
 }
 
 // New checks the store's embedder against cfg.Embedder and returns a Service.

@@ -82,6 +82,14 @@ func checkQuery(q, what string) error {
 // rank gathers candidates (keyword top-N ∪ vector top-N, plus pinned core
 // records when withCore), scores them and sorts them best first.
 func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string, withCore bool) (*ranking, error) {
+	return s.rankWith(ctx, sc, query, f, presetName, intentName, withCore, nil)
+}
+
+// rankWith is rank with the preset's base weights replaced by override
+// when it is set; otherwise the default preset takes the namespace's
+// active tuning (Tune), if any.
+func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string,
+	withCore bool, override *score.Weights) (*ranking, error) {
 	if err := checkQuery(query, "query"); err != nil {
 		return nil, err
 	}
@@ -91,6 +99,17 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 	p, err := s.Preset(presetName)
 	if err != nil {
 		return nil, err
+	}
+	if override != nil {
+		p.Weights = *override
+	} else if p.Name == score.PresetDefault {
+		tw, err := s.tunedWeights(ctx, sc.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		if tw != nil {
+			p.Weights = *tw
+		}
 	}
 	intent, err := score.ParseIntent(intentName)
 	if err != nil {

@@ -352,3 +352,35 @@ func (s *Store) Purge(ctx context.Context, namespace string, deletedBefore time.
 	}
 	return int(n), nil
 }
+
+// settingKey keeps settings apart from the store's own meta keys.
+func settingKey(key string) string { return "setting:" + key }
+
+// Setting returns a stored setting.
+func (s *Store) Setting(ctx context.Context, key string) (string, bool, error) {
+	if !textOK(key) {
+		return "", false, nil
+	}
+	var v string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, settingKey(key)).Scan(&v)
+	if isNoRows(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("postgres: setting: %w", err)
+	}
+	return v, true, nil
+}
+
+// SetSetting stores a setting.
+func (s *Store) SetSetting(ctx context.Context, key, value string) error {
+	if key == "" || !textOK(key) || !textOK(value) {
+		return fmt.Errorf("postgres: set setting: %w", mnemo.Errorf(mnemo.EINVALID, "setting key and value must be UTF-8 without NUL, the key non-empty"))
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		settingKey(key), value)
+	if err != nil {
+		return fmt.Errorf("postgres: set setting: %w", err)
+	}
+	return nil
+}

@@ -167,3 +167,78 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, h)
 }
+
+// TuneRequest is the body of POST /v1/tune.
+type TuneRequest struct {
+	Since  time.Time `json:"since,omitzero"` // correction triples from (default 90 days before until)
+	Until  time.Time `json:"until,omitzero"` // to (default now)
+	DryRun bool      `json:"dry_run,omitempty"`
+}
+
+// RollbackRequest is the body of POST /v1/tune/rollback.
+type RollbackRequest struct {
+	Version *int `json:"version"` // 0 = the preset's own weights
+}
+
+func (s *Server) admin(w http.ResponseWriter, r *http.Request, what string) (mnemo.Principal, bool) {
+	p := principal(r.Context())
+	if p.Role != mnemo.RoleAdmin {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: %s needs an admin key", p.Role, what))
+		return p, false
+	}
+	return p, true
+}
+
+// handleTune searches the namespace's weights against its correction
+// triples and applies an accepted setting (admin keys only).
+func (s *Server) handleTune(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.admin(w, r, "tuning")
+	if !ok {
+		return
+	}
+	var req TuneRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.svc.Tune(r.Context(), p.Caller, p.Namespace, mnemo.CorrectionRequest{Since: req.Since, Until: req.Until}, req.DryRun)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// handleTuning returns the namespace's tuning history.
+func (s *Server) handleTuning(w http.ResponseWriter, r *http.Request) {
+	p := principal(r.Context())
+	t, err := s.svc.Tuning(r.Context(), p.Caller, p.Namespace)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+// handleRollback makes an earlier tuning version active (admin keys only).
+func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.admin(w, r, "rolling back tuning")
+	if !ok {
+		return
+	}
+	var req RollbackRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Version == nil || *req.Version < 0 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "version is required: a tuning version, or 0 for the preset's own weights"))
+		return
+	}
+	t, err := s.svc.Rollback(r.Context(), p.Caller, p.Namespace, *req.Version)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}

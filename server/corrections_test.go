@@ -126,3 +126,33 @@ func TestHandoffRoute(t *testing.T) {
 		}
 	}
 }
+
+func TestTuneRoutes(t *testing.T) {
+	f := newFixture(t, nil)
+	admin := f.key(t, mnemo.RoleAdmin, 0, "ops")
+	reader := f.key(t, mnemo.RoleRead, 0, "ops")
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/tune", key: admin, body: `{"dry_run":true}`})
+	if st != 200 || !strings.Contains(string(b), `"accepted":false`) || !strings.Contains(string(b), "not enough validation data") {
+		t.Fatalf("tune: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/tune", key: reader, body: `{}`}); st != 403 || errCode(t, b) != mnemo.EFORBIDDEN {
+		t.Fatalf("tune with a read key: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/tune", key: reader}); st != 200 || !strings.Contains(string(b), `"active":0`) {
+		t.Fatalf("tuning: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/tune/rollback", key: admin, body: `{"version":0}`}); st != 200 || !strings.Contains(string(b), `"action":"rollback"`) {
+		t.Fatalf("rollback to 0: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/tune/rollback", key: admin, body: `{"version":3}`}); st != 404 || errCode(t, b) != mnemo.ENOTFOUND {
+		t.Fatalf("rollback to a missing version: %d %s", st, b)
+	}
+	for _, body := range []string{`{}`, `{"version":-1}`, `{"version":"1"}`} {
+		if st, _, b := f.do(t, call{method: "POST", path: "/v1/tune/rollback", key: admin, body: body}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("rollback %s: %d %s", body, st, b)
+		}
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/tune/rollback", key: reader, body: `{"version":0}`}); st != 403 {
+		t.Errorf("rollback with a read key: %d %s", st, b)
+	}
+}

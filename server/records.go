@@ -62,6 +62,9 @@ func (s *Server) routesV1() {
 	s.handle("POST /v1/expire", true, s.handleExpire)
 	s.handle("POST /v1/purge", true, s.handlePurge)
 	s.handle("POST /v1/handoff", true, s.handleHandoff)
+	s.handle("POST /v1/tune", true, s.handleTune)
+	s.handle("GET /v1/tune", true, s.handleTuning)
+	s.handle("POST /v1/tune/rollback", true, s.handleRollback)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

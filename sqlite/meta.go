@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -356,4 +358,36 @@ func (s *Store) Purge(ctx context.Context, namespace string, deletedBefore time.
 		return 0, fmt.Errorf("sqlite: purge: %w", err)
 	}
 	return int(n), nil
+}
+
+// settingKey keeps settings apart from the store's own meta keys.
+func settingKey(key string) string { return "setting:" + key }
+
+// Setting returns a stored setting.
+func (s *Store) Setting(ctx context.Context, key string) (string, bool, error) {
+	var v string
+	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, settingKey(key)).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("sqlite: setting: %w", err)
+	}
+	return v, true, nil
+}
+
+// SetSetting stores a setting.
+func (s *Store) SetSetting(ctx context.Context, key, value string) error {
+	if key == "" || !utf8.ValidString(key) || !utf8.ValidString(value) {
+		return fmt.Errorf("sqlite: set setting: %w", mnemo.Errorf(mnemo.EINVALID, "setting key and value must be UTF-8, the key non-empty"))
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+			settingKey(key), value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set setting: %w", err)
+	}
+	return nil
 }

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Locate", testLocate},
 		{"EachRetrieval", testEachRetrieval},
 		{"Purge", testPurge},
+		{"Settings", testSettings},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1131,5 +1132,30 @@ func testPurge(t *testing.T, s mnemo.Store) {
 	}
 	if _, err := s.Purge(bg, "", base); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("purge of an empty namespace name: %v", err)
+	}
+}
+
+// testSettings: settings round-trip, overwrite, stay apart from the
+// store's own meta, and refuse bad keys.
+func testSettings(t *testing.T, s mnemo.Store) {
+	if v, ok, err := s.Setting(bg, "tuning/ops"); err != nil || ok || v != "" {
+		t.Fatalf("unset setting: %q %v %v", v, ok, err)
+	}
+	for _, v := range []string{`{"active":1}`, `{"active":2,"note":"ünïcode"}`} {
+		if err := s.SetSetting(bg, "tuning/ops", v); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := s.Setting(bg, "tuning/ops"); err != nil || !ok || got != v {
+			t.Fatalf("setting = %q %v %v, want %q", got, ok, err, v)
+		}
+	}
+	if _, ok, _ := s.Setting(bg, "embedder"); ok {
+		t.Error("a setting named embedder reads the store's own meta")
+	}
+	if err := s.SetSetting(bg, "", "x"); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("empty key: %v", err)
+	}
+	if err := s.SetSetting(bg, "k", "bad\xff"); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("invalid UTF-8 value: %v", err)
 	}
 }

@@ -31,6 +31,9 @@ type backend interface {
 	Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error)
 	Purge(ctx context.Context, olderThan time.Duration) (int, error)
 	Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error)
+	Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error)
+	Tuning(ctx context.Context) (*engine.Tuning, error)
+	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -111,6 +114,28 @@ func (l local) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.
 
 func (r remote) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
 	return r.c.Handoff(ctx, req)
+}
+
+func (l local) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+	return l.svc.Tune(ctx, l.caller, l.ns, req, dryRun)
+}
+
+func (l local) Tuning(ctx context.Context) (*engine.Tuning, error) {
+	return l.svc.Tuning(ctx, l.caller, l.ns)
+}
+
+func (l local) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
+	return l.svc.Rollback(ctx, l.caller, l.ns, version)
+}
+
+func (r remote) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+	return r.c.Tune(ctx, req, dryRun)
+}
+
+func (r remote) Tuning(ctx context.Context) (*engine.Tuning, error) { return r.c.Tuning(ctx) }
+
+func (r remote) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
+	return r.c.Rollback(ctx, version)
 }
 
 func (r remote) Purge(ctx context.Context, olderThan time.Duration) (int, error) {

@@ -140,7 +140,8 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 		t.Errorf("triples:\n%s", out)
 	}
 	for _, args := range [][]string{{"expire", "--dry-run"}, {"--json", "expire", "--dry-run", "--idle", "1d", "--importance", "0.5"},
-		{"purge", "--older-than", "365d"}, {"--json", "purge", "--older-than", "30"}} {
+		{"purge", "--older-than", "365d"}, {"--json", "purge", "--older-than", "30"},
+		{"tune", "--dry-run"}, {"tune", "history"}, {"tune", "rollback", "0"}} {
 		l, r := mustCLI(t, db, "", args...), remote(args...)
 		if l != r {
 			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)

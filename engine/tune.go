@@ -1,0 +1,383 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/score"
+)
+
+// Self-tuning with guardrails. The validation data are the namespace's
+// correction triples: a missing-context correction that names its
+// retrieval and the records that were missing (record:<id>) says "for this
+// query, these records should have been there". Tune searches the default
+// preset's six weights for a setting that brings more of the missed records
+// into the top k, and accepts it only when deterministic checks pass:
+//
+//   - bounds: every weight in [0.02, 0.60], semantic + keyword >= 0.40
+//     (relevance dominates), the weights sum to 1;
+//   - generalisation: the triples are split in two by a hash of the
+//     correction id; the search sees only the first half, and the change
+//     must raise recall on it by at least MinTuneGain and must not lower
+//     recall on the second, held-out half;
+//   - data: at least MinTuneTriples/2 triples in each half whose missed
+//     records still exist.
+//
+// Every accepted setting is a new version of the namespace's tuning, kept
+// in the store's settings; Rollback makes any earlier version (or the
+// preset's own weights, version 0) active again.
+
+// Tuning bounds and thresholds.
+const (
+	MinTuneTriples = 8
+	MinTuneGain    = 0.02 // recall points on the search half
+	TuneK          = 10
+	tuneStep       = 0.05
+	tuneRounds     = 6
+	tuneMaxTriples = 400
+	minWeight      = 0.02
+	maxWeight      = 0.60
+	minRelevance   = 0.40
+	tuneCacheTTL   = 30 * time.Second
+)
+
+// TuningVersion is one accepted setting of a namespace's weights.
+type TuningVersion struct {
+	Version   int           `json:"version"`
+	At        time.Time     `json:"at"`
+	Weights   score.Weights `json:"weights"`
+	Before    float64       `json:"recall_before"`   // on the search half, with the weights it replaced
+	After     float64       `json:"recall_after"`    // on the search half
+	HeldOut   [2]float64    `json:"held_out_recall"` // on the held-out half: before, after
+	Triples   int           `json:"triples"`         // triples used, both halves
+	ActorNote string        `json:"actor,omitempty"` // who tuned
+}
+
+// Tuning is a namespace's tuning history and the version in force (0: the
+// preset's own weights).
+type Tuning struct {
+	Active   int             `json:"active"`
+	Versions []TuningVersion `json:"versions"`
+	Events   []TuningEvent   `json:"events"`
+}
+
+// TuningEvent records a change of the active version.
+type TuningEvent struct {
+	At     time.Time `json:"at"`
+	Active int       `json:"active"`
+	Action string    `json:"action"` // tune, rollback
+	Actor  string    `json:"actor,omitempty"`
+}
+
+// TuneResult is what Tune found.
+type TuneResult struct {
+	Accepted bool          `json:"accepted"`
+	Reason   string        `json:"reason"` // why it was accepted or refused
+	DryRun   bool          `json:"dry_run,omitempty"`
+	Triples  int           `json:"triples"`
+	From     score.Weights `json:"from"`
+	To       score.Weights `json:"to"`
+	Before   float64       `json:"recall_before"`
+	After    float64       `json:"recall_after"`
+	HeldOut  [2]float64    `json:"held_out_recall"`
+	Version  int           `json:"version,omitempty"` // the new active version when accepted
+}
+
+type tunedEntry struct {
+	w  *score.Weights
+	at time.Time
+}
+
+func tuningKey(ns string) string { return "tuning/" + ns }
+
+// Tuning returns the namespace's tuning history (empty when never tuned).
+func (s *Service) Tuning(ctx context.Context, c mnemo.Caller, ns string) (*Tuning, error) {
+	return s.loadTuning(ctx, scopeOf(c, ns).Namespace)
+}
+
+func (s *Service) loadTuning(ctx context.Context, ns string) (*Tuning, error) {
+	v, ok, err := s.store.Setting(ctx, tuningKey(ns))
+	if err != nil {
+		return nil, err
+	}
+	t := &Tuning{Versions: []TuningVersion{}, Events: []TuningEvent{}}
+	if !ok {
+		return t, nil
+	}
+	if err := json.Unmarshal([]byte(v), t); err != nil {
+		return nil, fmt.Errorf("engine: tuning of %s: %w", ns, err)
+	}
+	return t, nil
+}
+
+func (s *Service) saveTuning(ctx context.Context, ns string, t *Tuning) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetSetting(ctx, tuningKey(ns), string(b)); err != nil {
+		return err
+	}
+	s.tuneMu.Lock()
+	delete(s.tuned, ns)
+	s.tuneMu.Unlock()
+	return nil
+}
+
+// tunedWeights returns the namespace's active tuned weights, nil when none;
+// cached for tuneCacheTTL (so another process's change arrives within it).
+func (s *Service) tunedWeights(ctx context.Context, ns string) (*score.Weights, error) {
+	now := time.Now()
+	s.tuneMu.Lock()
+	e, ok := s.tuned[ns]
+	s.tuneMu.Unlock()
+	if ok && now.Sub(e.at) < tuneCacheTTL {
+		return e.w, nil
+	}
+	t, err := s.loadTuning(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	var w *score.Weights
+	for i := range t.Versions {
+		if t.Versions[i].Version == t.Active {
+			v := t.Versions[i].Weights
+			w = &v
+		}
+	}
+	s.tuneMu.Lock()
+	if s.tuned == nil {
+		s.tuned = map[string]tunedEntry{}
+	}
+	s.tuned[ns] = tunedEntry{w: w, at: now}
+	s.tuneMu.Unlock()
+	return w, nil
+}
+
+// validWeights checks the guardrail bounds.
+func validWeights(w score.Weights) bool {
+	for _, x := range []float64{w.Semantic, w.Keyword, w.Recency, w.Importance, w.Confidence, w.Frequency} {
+		if !(x >= minWeight-1e-9 && x <= maxWeight+1e-9) {
+			return false
+		}
+	}
+	return w.Semantic+w.Keyword >= minRelevance-1e-9 && math.Abs(w.Sum()-1) < 1e-6
+}
+
+// tuneTriple is one validation case.
+type tuneTriple struct {
+	query  string
+	missed []string
+	held   bool // in the held-out half
+}
+
+// recallOf returns, for the triples of one half under weights w, the mean
+// share of missed records in the top TuneK and the mean reciprocal rank of
+// the missed records in the whole ranking (0 for one not ranked): the
+// search climbs on recall + MRR/10, since recall alone is flat until a
+// record crosses into the top k.
+func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple, held bool, w score.Weights) (float64, float64, error) {
+	sumR, sumM, n := 0.0, 0.0, 0
+	for _, t := range ts {
+		if t.held != held {
+			continue
+		}
+		rk, err := s.rankWith(ctx, sc, t.query, mnemo.Filter{}, score.PresetDefault, "", false, &w)
+		if err != nil {
+			return 0, 0, err
+		}
+		pos := map[string]int{}
+		var dd dedup
+		for _, h := range rk.hits {
+			if !dd.dup(h) {
+				dd.add(h)
+				pos[h.ID] = len(dd.kept)
+			}
+		}
+		found, mrr := 0, 0.0
+		for _, id := range t.missed {
+			if p, ok := pos[id]; ok {
+				if p <= TuneK {
+					found++
+				}
+				mrr += 1 / float64(p)
+			}
+		}
+		sumR += float64(found) / float64(len(t.missed))
+		sumM += mrr / float64(len(t.missed))
+		n++
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	return sumR / float64(n), sumM / float64(n), nil
+}
+
+// Tune searches the namespace's default-preset weights against its
+// correction triples of the request's period and, unless dryRun, makes an
+// accepted setting the active version. A refused search is not an error:
+// the result says why.
+func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest, dryRun bool) (*TuneResult, error) {
+	sc := scopeOf(c, ns)
+	var ts []tuneTriple
+	_, err := s.CorrectionTriples(ctx, c, ns, req, func(t mnemo.CorrectionTriple) error {
+		if len(ts) >= tuneMaxTriples || len(t.Missed) == 0 {
+			return nil
+		}
+		live, err := s.store.GetMany(ctx, sc, t.Missed)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, r := range live {
+			if r.DeletedAt == nil {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) > 0 {
+			h := fnv32(t.CorrectionID)
+			ts = append(ts, tuneTriple{query: t.Query, missed: ids, held: h%2 == 1})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.Preset(score.PresetDefault)
+	if err != nil {
+		return nil, err
+	}
+	from := p.Weights
+	if tw, err := s.tunedWeights(ctx, sc.Namespace); err != nil {
+		return nil, err
+	} else if tw != nil {
+		from = *tw
+	}
+	res := &TuneResult{DryRun: dryRun, Triples: len(ts), From: from, To: from}
+	search, held := 0, 0
+	for _, t := range ts {
+		if t.held {
+			held++
+		} else {
+			search++
+		}
+	}
+	if search < MinTuneTriples/2 || held < MinTuneTriples/2 {
+		res.Reason = fmt.Sprintf("not enough validation data: %d usable correction triples (%d + %d held out); tuning needs at least %d per half — "+
+			"record missing-context corrections with their retrieval_id and record:<id> references to the missing records",
+			len(ts), search, held, MinTuneTriples/2)
+		return res, nil
+	}
+	var mrr float64
+	if res.Before, mrr, err = s.recallOf(ctx, sc, ts, false, from); err != nil {
+		return nil, err
+	}
+	objective := func(r, m float64) float64 { return r + m/10 }
+	best, bestR, bestO := from, res.Before, objective(res.Before, mrr)
+	factors := func(w *score.Weights) []*float64 {
+		return []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency}
+	}
+	for range tuneRounds {
+		improved := false
+		round, roundR, roundO := best, bestR, bestO
+		for i := range 6 {
+			for j := range 6 {
+				if i == j {
+					continue
+				}
+				w := best
+				f := factors(&w)
+				*f[i] = math.Round((*f[i]+tuneStep)*1000) / 1000
+				*f[j] = math.Round((*f[j]-tuneStep)*1000) / 1000
+				if !validWeights(w) {
+					continue
+				}
+				r, m, err := s.recallOf(ctx, sc, ts, false, w)
+				if err != nil {
+					return nil, err
+				}
+				if o := objective(r, m); o > roundO+1e-9 {
+					round, roundR, roundO, improved = w, r, o, true
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+		best, bestR, bestO = round, roundR, roundO
+	}
+	res.To, res.After = best, bestR
+	if res.HeldOut[0], _, err = s.recallOf(ctx, sc, ts, true, from); err != nil {
+		return nil, err
+	}
+	if res.HeldOut[1], _, err = s.recallOf(ctx, sc, ts, true, best); err != nil {
+		return nil, err
+	}
+	switch {
+	case res.After < res.Before+MinTuneGain:
+		res.Reason = fmt.Sprintf("no setting within the bounds raises recall@%d on the search half by %.2f (best %.3f from %.3f)",
+			TuneK, MinTuneGain, res.After, res.Before)
+		return res, nil
+	case res.HeldOut[1] < res.HeldOut[0]-1e-9:
+		res.Reason = fmt.Sprintf("the best setting lowers recall@%d on the held-out half (%.3f from %.3f): refused",
+			TuneK, res.HeldOut[1], res.HeldOut[0])
+		return res, nil
+	}
+	res.Accepted = true
+	res.Reason = fmt.Sprintf("recall@%d on the search half %.3f -> %.3f, held out %.3f -> %.3f, within the bounds",
+		TuneK, res.Before, res.After, res.HeldOut[0], res.HeldOut[1])
+	if dryRun {
+		return res, nil
+	}
+	t, err := s.loadTuning(ctx, sc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	v := 1
+	for _, x := range t.Versions {
+		v = max(v, x.Version+1)
+	}
+	t.Versions = append(t.Versions, TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
+		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name})
+	t.Active = v
+	t.Events = append(t.Events, TuningEvent{At: now, Active: v, Action: "tune", Actor: c.Name})
+	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
+		return nil, err
+	}
+	res.Version = v
+	return res, nil
+}
+
+// Rollback makes an earlier tuning version active; version 0 restores the
+// preset's own weights. Errors: ENOTFOUND for an unknown version.
+func (s *Service) Rollback(ctx context.Context, c mnemo.Caller, ns string, version int) (*Tuning, error) {
+	sc := scopeOf(c, ns)
+	t, err := s.loadTuning(ctx, sc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if version != 0 && !slices.ContainsFunc(t.Versions, func(v TuningVersion) bool { return v.Version == version }) {
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "tuning version %d does not exist in %s", version, sc.Namespace)
+	}
+	t.Active = version
+	t.Events = append(t.Events, TuningEvent{At: s.now().UTC(), Active: version, Action: "rollback", Actor: c.Name})
+	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
