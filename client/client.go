@@ -389,6 +389,12 @@ func (c *Client) Rollback(ctx context.Context, version int) (*engine.Tuning, err
 	return &t, c.do(ctx, "POST", "/v1/tune/rollback", map[string]int{"version": version}, &t)
 }
 
+// Summarize writes (or rewrites) the episode summarising a thread.
+func (c *Client) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
+	var res engine.EpisodeResult
+	return &res, c.do(ctx, "POST", "/v1/episodes", map[string]any{"thread": thread, "budget": budget}, &res)
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

@@ -242,3 +242,32 @@ func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, t)
 }
+
+// EpisodeRequest is the body of POST /v1/episodes.
+type EpisodeRequest struct {
+	Thread string `json:"thread"`
+	Budget int    `json:"budget,omitempty"` // tokens, default 200
+}
+
+// handleEpisode writes (or rewrites) the episode summarising a thread.
+func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	var req EpisodeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.svc.Summarize(r.Context(), p.Caller, p.Namespace, req.Thread, req.Budget)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, res)
+}

@@ -156,3 +156,27 @@ func TestTuneRoutes(t *testing.T) {
 		t.Errorf("rollback with a read key: %d %s", st, b)
 	}
 }
+
+func TestEpisodeRoute(t *testing.T) {
+	f := newFixture(t, nil)
+	body := `{"records":[{"text":"Anna: The Svalbard pass lost the uplink for four minutes.","thread":"shift-7"},` +
+		`{"text":"Ben: Then we add the backup-link status to every pass brief.","thread":"shift-7"}]}`
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/records/batch", body: body}); st != 201 {
+		t.Fatalf("batch: %d %s", st, b)
+	}
+	st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: `{"thread":"shift-7"}`})
+	if st != 201 || !strings.Contains(string(b), `"kind":"episode"`) || !strings.Contains(string(b), "Episode of shift-7") {
+		t.Fatalf("episode: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: `{"thread":"shift-7"}`}); st != 200 || !strings.Contains(string(b), `"created":false`) {
+		t.Fatalf("second episode: %d %s", st, b)
+	}
+	if st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: `{"thread":"none"}`}); st != 404 || errCode(t, b) != mnemo.ENOTFOUND {
+		t.Errorf("unknown thread: %d %s", st, b)
+	}
+	for _, body := range []string{`{}`, `{"thread":"shift-7","budget":3}`, `{"thread":7}`} {
+		if st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: body}); st != 400 || errCode(t, b) != mnemo.EINVALID {
+			t.Errorf("%s: %d %s", body, st, b)
+		}
+	}
+}

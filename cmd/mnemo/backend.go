@@ -34,6 +34,7 @@ type backend interface {
 	Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error)
 	Tuning(ctx context.Context) (*engine.Tuning, error)
 	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
+	Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -126,6 +127,14 @@ func (l local) Tuning(ctx context.Context) (*engine.Tuning, error) {
 
 func (l local) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
 	return l.svc.Rollback(ctx, l.caller, l.ns, version)
+}
+
+func (l local) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
+	return l.svc.Summarize(ctx, l.caller, l.ns, thread, budget)
+}
+
+func (r remote) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
+	return r.c.Summarize(ctx, thread, budget)
 }
 
 func (r remote) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {

@@ -352,15 +352,21 @@ func TestCopyNamespaceAndThreads(t *testing.T) {
 	if out := mustCLI(t, db, "", "list", "--filter", "thread=shift-7"); strings.Count(out, "\n") != 2 || strings.Contains(out, "canteen") {
 		t.Fatalf("list thread=shift-7:\n%s", out)
 	}
+	if out := mustCLI(t, db, "", "episode", "shift-7"); !strings.HasPrefix(out, "wrote episode ") || !strings.Contains(out, "Episode of shift-7") {
+		t.Fatalf("episode:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "episode", "--budget", "300", "shift-7"); !strings.HasPrefix(out, "updated episode ") {
+		t.Fatalf("episode again:\n%s", out)
+	}
 	if out := mustCLI(t, db, "", "recall", "Svalbard pass uplink", "--k", "3"); !strings.Contains(out, "thread=1.000") || !strings.Contains(out, "thread=0.100") {
 		t.Errorf("recall does not explain the thread factor:\n%s", out)
 	}
 	exp := mustCLI(t, db, "", "export")
 	out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-")
-	if !strings.Contains(out, "imported 3 records into copy (0 already present)") || !strings.Contains(out, "3 records took new ids") {
+	if !strings.Contains(out, "imported 4 records into copy (0 already present)") || !strings.Contains(out, "4 records took new ids") {
 		t.Fatalf("import into copy:\n%s", out)
 	}
-	if out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-"); !strings.Contains(out, "imported 0 records into copy (3 already present)") || strings.Contains(out, "new ids") {
+	if out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-"); !strings.Contains(out, "imported 0 records into copy (4 already present)") || strings.Contains(out, "new ids") {
 		t.Fatalf("second import into copy:\n%s", out)
 	}
 	if out := mustCLI(t, db, "", "--namespace", "copy", "list", "--filter", "thread=shift-7"); strings.Count(out, "\n") != 2 {

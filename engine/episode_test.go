@@ -1,0 +1,94 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+func TestSummarizeThread(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	start := f.now.Add(-2 * time.Hour)
+	turns := []string{
+		"Anna: The Svalbard pass at 02:10 lost the uplink for four minutes. We switched to the backup link.",
+		"Ben: Was the backup link stable? The telemetry gap worries me.",
+		"Anna: Stable after the switch. The gap was four minutes, all frames recovered from the buffer.",
+		"Ben: Good. Let's add the backup-link status to every pass brief from now on.",
+		"Anna: Agreed. I will update the pass brief template tonight.",
+		"Ben: Thanks!",
+	}
+	var in []mnemo.NewRecord
+	for i, tx := range turns {
+		in = append(in, mnemo.NewRecord{Text: tx, Thread: "shift-7", At: at(start.Add(time.Duration(i) * time.Minute))})
+	}
+	f.remember(t, "ops", in...)
+
+	res, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 70)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	if !res.Created || r.Kind != mnemo.KindEpisode || r.ID != engine.EpisodeID("ops", "shift-7") || res.Records != 6 || res.Chosen == 0 {
+		t.Fatalf("episode %+v", res)
+	}
+	if !strings.HasPrefix(r.Text, "Episode of shift-7 (") || !strings.Contains(r.Text, "6 messages") {
+		t.Errorf("text %q", r.Text)
+	}
+	if n := f.tok.Count(r.Text); n > 70 {
+		t.Errorf("episode is %d tokens, over the budget of 70: %q", n, r.Text)
+	}
+	if strings.Contains(r.Text, "Thanks!") {
+		t.Errorf("the episode kept a sentence too short to matter: %q", r.Text)
+	}
+	if r.Provenance[0] != "thread:shift-7" || len(r.Provenance) < 2 || !strings.HasPrefix(r.Provenance[1], mnemo.MissedRef) {
+		t.Errorf("provenance %v", r.Provenance)
+	}
+	if !r.CreatedAt.Equal(start.Add(5 * time.Minute)) {
+		t.Errorf("episode time %v, want the last turn's", r.CreatedAt)
+	}
+	// A larger budget keeps more; summarising again updates the one episode.
+	f.remember(t, "ops", mnemo.NewRecord{Text: "Anna: Template updated, the backup-link status is now a required field.",
+		Thread: "shift-7", At: at(start.Add(10 * time.Minute))})
+	again, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 400)
+	if err != nil || again.Created || again.Record.ID != r.ID || again.Records != 7 || again.Chosen <= res.Chosen {
+		t.Fatalf("second summary: %+v %v", again, err)
+	}
+	if hist, _ := f.svc.History(ctx, admin, "ops", r.ID); len(hist) != 2 {
+		t.Errorf("history has %d revisions, want 2", len(hist))
+	}
+	d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "what happened with the backup link on the Svalbard pass", Budget: 2000})
+	if err != nil || !strings.Contains(d.Markdown, "episode — Episode of shift-7") {
+		t.Errorf("digest lacks the episode: %v\n%s", err, d.Markdown)
+	}
+
+	f.remember(t, "ops", mnemo.NewRecord{Text: "a lone turn", Thread: "solo"})
+	for name, call := range map[string]func() error{
+		"one record": func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "solo", 0); return err },
+		"no thread":  func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "nope", 0); return err },
+	} {
+		if err := call(); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+			t.Errorf("%s: %v, want %s", name, err, mnemo.ENOTFOUND)
+		}
+	}
+	for name, call := range map[string]func() error{
+		"empty name":  func() error { _, err := f.svc.Summarize(ctx, admin, "ops", " ", 0); return err },
+		"tiny budget": func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 5); return err },
+	} {
+		if err := call(); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
+		}
+	}
+}
+
+func TestSplitSentencesKeepsTheSpeaker(t *testing.T) {
+	got := engine.SplitSentences("Anna: We switched to the backup link. Was it stable? Yes!\nThe gap was four minutes.")
+	want := []string{"Anna: We switched to the backup link.", "Anna: Was it stable?", "Anna: The gap was four minutes."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
