@@ -81,6 +81,7 @@ type Options struct {
 	Rev   string    // revision or range, default HEAD
 	Since time.Time // only commits authored at or after it (zero: all)
 	Max   int       // at most this many, newest first (0: 1000)
+	Paths []string  // only commits touching these paths (none: all)
 }
 
 // Read runs `git log` in the repository at dir (merges left out) and parses
@@ -106,6 +107,7 @@ func Read(ctx context.Context, dir string, opt Options) ([]Commit, error) {
 		args = append(args, "--since="+opt.Since.UTC().Format(time.RFC3339))
 	}
 	args = append(args, opt.Rev, "--")
+	args = append(args, opt.Paths...)
 	cmd := exec.CommandContext(ctx, git, args...)
 	cmd.Env = append(cmd.Environ(), "LC_ALL=C", "GIT_PAGER=cat")
 	var stderr bytes.Buffer

@@ -462,3 +462,33 @@ func TestGitHistoryImport(t *testing.T) {
 		t.Errorf("not a repository: %d %q", code, errs)
 	}
 }
+
+// Push mode from the command line: one cycle refreshes a never-refreshed
+// LONG-TERM task, a second is not due, bad trackers fail clearly.
+func TestOrchestrateOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustCLI(t, db, "", "remember", "--kind", "decision", "--body", `{"title":"routing"}`, "Night pass routing goes via Svalbard")
+	tasks := filepath.Join(t.TempDir(), "tasks.json")
+	if err := os.WriteFile(tasks, []byte(`{"tasks":[{"id":"OPS-412","title":"Night pass routing","labels":["LONG-TERM"]},`+
+		`{"id":"OPS-7","title":"Billing","labels":["bug"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustCLI(t, db, "", "orchestrate", "--tasks", tasks, "--once"); !strings.HasPrefix(out, "OPS-412  priority") ||
+		!strings.Contains(out, "refreshed (2 records): never refreshed") || strings.Contains(out, "OPS-7") {
+		t.Fatalf("first cycle:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "orchestrate", "--tasks", tasks, "--once", "--dry-run"); !strings.Contains(out, "not due: refreshed") {
+		t.Fatalf("second cycle:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "list", "--kind", "refresh"); strings.Count(out, "\n") != 2 || !strings.Contains(out, "What changed for OPS-412") {
+		t.Fatalf("refresh records:\n%s", out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"tasks":[{"title":"no id"}]}`), 0o644)
+	if _, errs, code := cli(t, db, "", "orchestrate", "--tasks", bad, "--once"); code != 1 || !strings.Contains(errs, "id and title are required") {
+		t.Errorf("bad tracker: %d %q", code, errs)
+	}
+	if _, _, code := cli(t, db, "", "orchestrate", "--once"); code != 2 {
+		t.Errorf("no --tasks: exit %d, want 2", code)
+	}
+}
