@@ -33,6 +33,10 @@ type Config struct {
 	HalfLives []score.HalfLife
 	// CandidateN is how many candidates each channel (keyword, vector) yields; default 100.
 	CandidateN int
+	// ExtractEvery, when positive, extracts candidate memories (package
+	// extract, rule-based) from a thread each time it has gained that many
+	// messages, in the background; 0 turns extraction off.
+	ExtractEvery int
 	// TriageCapacity is the number of events per minute a namespace handles
 	// before ranking degrades to triage; 0 disables triage.
 	TriageCapacity float64
@@ -68,6 +72,11 @@ type Service struct {
 
 	threads threadLocks // writes to one thread, one at a time
 
+	extractEvery int
+	exQ          chan extractJob
+	exPending    sync.WaitGroup
+	exDone       chan struct{}
+
 	tuneMu sync.Mutex
 	tuned  map[string]tunedEntry // namespace -> active tuned weights, cached
 }
@@ -85,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
-		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity,
+		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery,
 		rates:    newRateTracker(),
 		bg:       make(chan job, 4096),
 		bgDone:   make(chan struct{}),
@@ -123,6 +132,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			have.Name, have.Dim, want.Name, want.Dim)
 	}
 	go s.background()
+	if s.extractEvery > 0 {
+		s.exQ = make(chan extractJob, 1024)
+		s.exDone = make(chan struct{})
+		go s.extractor()
+	}
 	return s, nil
 }
 
@@ -130,6 +144,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // It does not close the store.
 func (s *Service) Close() error {
 	s.closed.Do(func() {
+		if s.exQ != nil {
+			close(s.exQ)
+			<-s.exDone
+		}
 		close(s.bg)
 		<-s.bgDone
 	})
@@ -154,6 +172,14 @@ func (s *Service) Flush(ctx context.Context) error {
 	}
 	select {
 	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Extraction jobs queued so far.
+	exDone := make(chan struct{})
+	go func() { s.exPending.Wait(); close(exDone) }()
+	select {
+	case <-exDone:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -146,6 +146,15 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 			return nil, err
 		}
 	}
+	if s.exQ != nil {
+		queued := map[string]bool{}
+		for _, r := range fresh {
+			if r.Thread != "" && !queued[r.Thread] {
+				queued[r.Thread] = true
+				s.queueExtract(c, sc.Namespace, r.Thread)
+			}
+		}
+	}
 	events := 0
 	for _, r := range recs {
 		if r.Kind == mnemo.KindEvent {

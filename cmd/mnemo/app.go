@@ -183,6 +183,13 @@ func (a *app) engineConfig() (engine.Config, error) {
 		}
 		cfg.TriageCapacity = f
 	}
+	if v := a.env("MNEMO_EXTRACT_EVERY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1000 {
+			return cfg, fmt.Errorf("MNEMO_EXTRACT_EVERY %q is not a number of messages in 0..1000", v)
+		}
+		cfg.ExtractEvery = n
+	}
 	return cfg, nil
 }
 

@@ -119,7 +119,8 @@ global flags (also accepted after the command):
 
 environment: MNEMO_EMBEDDER (hash|openai), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
 MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES,
-MNEMO_TRIAGE_CAPACITY, MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
+MNEMO_TRIAGE_CAPACITY, MNEMO_EXTRACT_EVERY (extract memories from threads every N messages;
+0 = off), MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
 Run 'mnemo <command> -h' for a command's flags.`)
 }
 

@@ -1,0 +1,145 @@
+// Package extract finds candidate memories in conversation messages with
+// deterministic rules (no model): decisions ("we decided to …", "let's go
+// with …"), standing rules ("always …", "never …", "must …"), preferences
+// ("I prefer …", "please don't …"), procedures ("to deploy, first … then
+// …", numbered steps), facts with a date, deadline or quantity, and open
+// questions. A candidate is an abstraction of one sentence, attributed to
+// the message it came from; the caller stores it with low confidence, so
+// that stated memories outrank extracted ones.
+package extract
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Message is one message of a conversation.
+type Message struct {
+	ID   string // the record id of the message
+	Text string // "Speaker: text" or plain text
+}
+
+// Candidate is one extracted memory.
+type Candidate struct {
+	Kind       mnemo.Kind
+	Scope      string
+	Text       string
+	Importance float64
+	Tags       []string
+	Decision   *mnemo.Decision
+	From       string // the message id
+}
+
+// MaxCandidates bounds the candidates of one call.
+const MaxCandidates = 30
+
+var (
+	decisionRE   = regexp.MustCompile(`(?i)\b(we|i|the team)\s+(have\s+)?(decided|agreed|chose|settled on|will go with|are going with)\b|\blet'?s go with\b|^\s*decision\s*:`)
+	ruleRE       = regexp.MustCompile(`(?i)\b(always|never|must|must not|mustn't|is required|are required|is mandatory|are mandatory|is forbidden|is not allowed)\b`)
+	preferenceRE = regexp.MustCompile(`(?i)\b(i|we)\s+(prefer|would rather|like it when|don't like|do not like|hate it when)\b|\bplease\s+(always|never|don't|do not|keep|avoid)\b`)
+	procedureRE  = regexp.MustCompile(`(?i)^(to|how to)\s+[^,:]{3,60}[,:]\s*(first|1[.)]|run|start|open|go to|use)\b|\bfirst\b.{3,120}\bthen\b`)
+	stepRE       = regexp.MustCompile(`^\s*(\d+[.)]|[-*])\s+\S`)
+	dateRE       = regexp.MustCompile(`(?i)\b(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|deadline|due (by|on|in)|within \d+\s*\w+)`)
+	quantityRE   = regexp.MustCompile(`\b\d+(\.\d+)?\s*(%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|w|kw|mb|gb|tb|km|m|kg|°c|usd|eur|\$)\b|\$\d`)
+	factVerbRE   = regexp.MustCompile(`(?i)\b(is|are|was|were|has|have|takes|costs|runs|starts|ends|opens|closes|lasts|limit|maximum|minimum)\b`)
+	questionRE   = regexp.MustCompile(`(?i)^(who|what|when|where|why|how|which|should|can|could|do|does|did|is|are|will|would)\b`)
+	speakerRE    = regexp.MustCompile(`^([\p{L}][\p{L}\p{N} ._'-]{0,38}):\s+`)
+)
+
+// Extract returns the candidates of the messages, at most MaxCandidates, in
+// message order; a sentence yields at most one candidate (the first rule
+// that matches, in the order above).
+func Extract(msgs []Message) []Candidate {
+	var out []Candidate
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		text := m.Text
+		speaker := ""
+		if sm := speakerRE.FindStringSubmatch(text); sm != nil {
+			speaker, text = sm[1], text[len(sm[0]):]
+		}
+		lines := strings.Split(text, "\n")
+		var steps []string
+		for _, l := range lines {
+			if stepRE.MatchString(l) {
+				steps = append(steps, strings.TrimSpace(l))
+			}
+		}
+		if len(steps) >= 2 {
+			c := Candidate{Kind: mnemo.KindProcedure, Text: "Procedure: " + strings.Join(steps, " "), Importance: 0.6, From: m.ID}
+			if add(&out, seen, c) {
+				return out
+			}
+		}
+		for _, s := range sentences(text) {
+			c, ok := classify(s, speaker)
+			if !ok {
+				continue
+			}
+			c.From = m.ID
+			if add(&out, seen, c) {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// add appends c unless its text was seen; it reports whether the limit
+// is reached.
+func add(out *[]Candidate, seen map[string]bool, c Candidate) bool {
+	key := strings.ToLower(c.Text)
+	if seen[key] {
+		return false
+	}
+	seen[key] = true
+	*out = append(*out, c)
+	return len(*out) >= MaxCandidates
+}
+
+func classify(s, speaker string) (Candidate, bool) {
+	if len([]rune(s)) < 12 || len(strings.Fields(s)) < 3 {
+		return Candidate{}, false
+	}
+	who := ""
+	if speaker != "" {
+		who = " (" + speaker + ")"
+	}
+	switch {
+	case decisionRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindDecision, Text: "Decided" + who + ": " + s, Importance: 0.7,
+			Decision: &mnemo.Decision{Decision: s, Status: "accepted"}}, true
+	case strings.HasSuffix(s, "?") && questionRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindFact, Text: "Open question" + who + ": " + s, Importance: 0.5, Tags: []string{"question"}}, true
+	case preferenceRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindPreference, Text: "Preference" + who + ": " + s, Importance: 0.6}, true
+	case ruleRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindFact, Scope: "/rules", Text: "Rule" + who + ": " + s, Importance: 0.8}, true
+	case procedureRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindProcedure, Text: "Procedure" + who + ": " + s, Importance: 0.6}, true
+	case (dateRE.MatchString(s) || quantityRE.MatchString(s)) && factVerbRE.MatchString(s):
+		return Candidate{Kind: mnemo.KindFact, Text: "Fact" + who + ": " + s, Importance: 0.5}, true
+	}
+	return Candidate{}, false
+}
+
+// sentences splits text at sentence ends and line breaks.
+func sentences(text string) []string {
+	var out []string
+	rs := []rune(text)
+	start := 0
+	for i, r := range rs {
+		end := r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])))
+		if !end && i+1 != len(rs) {
+			continue
+		}
+		if s := strings.Join(strings.Fields(string(rs[start:i+1])), " "); s != "" {
+			out = append(out, s)
+		}
+		start = i + 1
+	}
+	return out
+}
