@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -124,16 +125,28 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: entryBody(r), tokens: bodyTok})
 	}
 
-	md := title
+	// One builder, sized once: concatenating the entries one by one copied
+	// the growing Markdown for each (quadratic in the digest's size).
+	size := len(title) + 64
+	for _, ps := range sections {
+		for _, p := range ps {
+			size += len(p.prefix) + len(p.body)
+		}
+		size += 64
+	}
+	var md strings.Builder
+	md.Grow(size)
+	md.WriteString(title)
 	for _, sec := range []string{coreTitle, sectionTitle[mnemo.LayerDomain], sectionTitle[mnemo.LayerWorkflow], sectionTitle[mnemo.LayerPractitioner]} {
 		ps := sections[sec]
 		if len(ps) == 0 {
 			continue
 		}
-		md += sec
+		md.WriteString(sec)
 		name := sectionName(sec)
 		for _, p := range ps {
-			md += p.prefix + p.body
+			md.WriteString(p.prefix)
+			md.WriteString(p.body)
 			r := p.hit.Record
 			d.Entries = append(d.Entries, mnemo.DigestEntry{ID: r.ID, Layer: r.Layer, Kind: r.Kind, Scope: r.Scope,
 				Score: p.hit.Score, Factors: p.hit.Factors, Text: r.Text, Provenance: nonNil(r.Provenance),
@@ -143,11 +156,11 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	d.UsedTokens = titleTok + used
 	if omitted > 0 {
 		line := omitLine(omitted)
-		md += line
+		md.WriteString(line)
 		d.UsedTokens += s.countCached(line)
 	}
 	d.Omitted = omitted
-	d.Markdown = md
+	d.Markdown = md.String()
 
 	logged := make([]mnemo.ScoredRecord, len(d.Entries))
 	for i, e := range d.Entries {
