@@ -52,21 +52,8 @@ func (s *Service) correctionWindow(req mnemo.CorrectionRequest) (mnemo.Correctio
 // corrections returns the correction records visible to sc created in
 // [since, until), forgotten ones excluded, superseded ones included.
 func (s *Service) corrections(ctx context.Context, sc mnemo.Scope, since, until time.Time) ([]*mnemo.Record, error) {
-	var out []*mnemo.Record
-	after := ""
-	for {
-		page, err := s.store.List(ctx, sc, mnemo.ListOptions{
-			Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}, Since: &since, Until: &until},
-			Limit:  1000, After: after, IncludeHistory: true})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < 1000 {
-			return out, nil
-		}
-		after = page[len(page)-1].ID
-	}
+	return s.listAll(ctx, sc, mnemo.ListOptions{IncludeHistory: true,
+		Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}, Since: &since, Until: &until}})
 }
 
 // Corrections reports the correction signal of a namespace: per period,

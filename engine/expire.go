@@ -69,23 +69,16 @@ func (s *Service) Expire(ctx context.Context, c mnemo.Caller, ns string, opt Exp
 	sc := scopeOf(c, ns)
 	now := s.now().UTC()
 	res := &ExpireResult{Archived: []string{}, DryRun: opt.DryRun}
+	live, err := s.listAll(ctx, sc, mnemo.ListOptions{IncludeHistory: true})
+	if err != nil {
+		return nil, err
+	}
 	var due []*mnemo.Record
-	after := ""
-	for {
-		page, err := s.store.List(ctx, sc, mnemo.ListOptions{Limit: 1000, After: after, IncludeHistory: true})
-		if err != nil {
-			return nil, err
+	for _, r := range live {
+		res.Checked++
+		if expirable(r, opt, now) {
+			due = append(due, r)
 		}
-		for _, r := range page {
-			res.Checked++
-			if expirable(r, opt, now) {
-				due = append(due, r)
-			}
-		}
-		if len(page) < 1000 {
-			break
-		}
-		after = page[len(page)-1].ID
 	}
 	for i := len(due) - 1; i >= 0; i-- { // oldest id first
 		r := due[i]

@@ -158,8 +158,8 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	}
 
 	// Critical events of the period: the timeline, and attention.
-	events, err := s.listAll(ctx, sc, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindEvent}, Since: &req.Since, Until: &until,
-		MinCriticality: handoffCritical})
+	events, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindEvent},
+		Since: &req.Since, Until: &until, MinCriticality: handoffCritical}})
 	if err != nil {
 		return nil, err
 	}
@@ -169,12 +169,13 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 			area(r.Component).CriticalEvents++
 		}
 	}
-	decisions, err := s.listAll(ctx, sc, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision}, Since: &req.Since, Until: &until})
+	decisions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision},
+		Since: &req.Since, Until: &until}})
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(decisions, newestFirst)
-	questions, err := s.listAll(ctx, sc, mnemo.Filter{Tags: []string{QuestionTag}})
+	questions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{QuestionTag}}})
 	if err != nil {
 		return nil, err
 	}
@@ -290,21 +291,4 @@ func plural(n int) string {
 
 func newestFirst(a, b *mnemo.Record) int {
 	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
-}
-
-// listAll lists every live record matching f visible to sc, in pages.
-func (s *Service) listAll(ctx context.Context, sc mnemo.Scope, f mnemo.Filter) ([]*mnemo.Record, error) {
-	var out []*mnemo.Record
-	after := ""
-	for {
-		page, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: f, Limit: 1000, After: after})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < 1000 {
-			return out, nil
-		}
-		after = page[len(page)-1].ID
-	}
 }

@@ -21,18 +21,9 @@ import (
 // returns the number of records written.
 func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Writer) (int, error) {
 	sc := scopeOf(c, ns)
-	var all []*mnemo.Record
-	after := ""
-	for {
-		page, err := s.store.List(ctx, sc, mnemo.ListOptions{Limit: 1000, After: after, IncludeDeleted: true, IncludeHistory: true})
-		if err != nil {
-			return 0, err
-		}
-		all = append(all, page...)
-		if len(page) < 1000 {
-			break
-		}
-		after = page[len(page)-1].ID
+	all, err := s.listAll(ctx, sc, mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true})
+	if err != nil {
+		return 0, err
 	}
 	slices.Reverse(all)
 	bw := bufio.NewWriter(w)
