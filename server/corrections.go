@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // correctionRequest parses ?since=&until=&by= (times in RFC 3339 or
@@ -60,9 +59,9 @@ func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
 // handleCorrectionTriples exports the (query, retrieved, missed) triples as
 // JSONL. They hold other callers' queries, so an admin key is required.
 func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request) {
-	p := principal(r.Context())
-	if p.Role != mnemo.RoleAdmin {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: correction triples hold other callers' queries and need an admin key", p.Role))
+	// They hold other callers' queries.
+	p, ok := s.admin(w, r, "exporting correction triples")
+	if !ok {
 		return
 	}
 	req, err := correctionRequest(r)
@@ -85,87 +84,6 @@ func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request)
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
 	_, _ = buf.WriteTo(w)
-}
-
-// ExpireRequest is the body of POST /v1/expire.
-type ExpireRequest struct {
-	MaxImportance float64 `json:"max_importance,omitempty"` // default 0.1
-	IdleDays      float64 `json:"idle_days,omitempty"`      // default 120
-	DryRun        bool    `json:"dry_run,omitempty"`
-}
-
-// handleExpire archives the namespace's unimportant, unused records (admin
-// keys only: it changes records the key did not write).
-func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
-	p := principal(r.Context())
-	if p.Role != mnemo.RoleAdmin {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: expiry needs an admin key", p.Role))
-		return
-	}
-	var req ExpireRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if req.IdleDays < 0 || req.IdleDays > 100*365 {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "idle_days %v is outside 1..36500", req.IdleDays))
-		return
-	}
-	res, err := s.svc.Expire(r.Context(), p.Caller, p.Namespace, engine.ExpireOptions{MaxImportance: req.MaxImportance,
-		Idle: time.Duration(req.IdleDays * float64(24*time.Hour)), DryRun: req.DryRun})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-// PurgeRequest is the body of POST /v1/purge.
-type PurgeRequest struct {
-	OlderThanDays float64 `json:"older_than_days"` // required, at least 1
-}
-
-// handlePurge hard-deletes the namespace's records forgotten or archived
-// more than older_than_days ago (admin keys only: they cannot be restored).
-func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
-	p := principal(r.Context())
-	if p.Role != mnemo.RoleAdmin {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: purging needs an admin key", p.Role))
-		return
-	}
-	var req PurgeRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if !(req.OlderThanDays >= 1 && req.OlderThanDays <= 100*365) {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "older_than_days %v is outside 1..36500 (it is required)", req.OlderThanDays))
-		return
-	}
-	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, time.Duration(req.OlderThanDays*float64(24*time.Hour)))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]int{"purged": n})
-}
-
-// handleHandoff serves the brief for an incoming operator.
-func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
-	deadline(w)
-	p := principal(r.Context())
-	var req engine.HandoffRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req.Namespace = p.Namespace
-	h, err := s.svc.Handoff(r.Context(), p.Caller, req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, h)
 }
 
 // TuneRequest is the body of POST /v1/tune.
@@ -241,33 +159,4 @@ func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, t)
-}
-
-// EpisodeRequest is the body of POST /v1/episodes.
-type EpisodeRequest struct {
-	Thread string `json:"thread"`
-	Budget int    `json:"budget,omitempty"` // tokens, default 200
-}
-
-// handleEpisode writes (or rewrites) the episode summarising a thread.
-func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
-	var req EpisodeRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	res, err := s.svc.Summarize(r.Context(), p.Caller, p.Namespace, req.Thread, req.Budget)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	status := http.StatusOK
-	if res.Created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, res)
 }

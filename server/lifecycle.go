@@ -1,0 +1,117 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// ExpireRequest is the body of POST /v1/expire.
+type ExpireRequest struct {
+	MaxImportance float64 `json:"max_importance,omitempty"` // default 0.1
+	IdleDays      float64 `json:"idle_days,omitempty"`      // default 120
+	DryRun        bool    `json:"dry_run,omitempty"`
+}
+
+// handleExpire archives the namespace's unimportant, unused records (admin
+// keys only: it changes records the key did not write).
+func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.admin(w, r, "expiry")
+	if !ok {
+		return
+	}
+	var req ExpireRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.IdleDays < 0 || req.IdleDays > 100*365 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "idle_days %v is outside 1..36500", req.IdleDays))
+		return
+	}
+	res, err := s.svc.Expire(r.Context(), p.Caller, p.Namespace, engine.ExpireOptions{MaxImportance: req.MaxImportance,
+		Idle: time.Duration(req.IdleDays * float64(24*time.Hour)), DryRun: req.DryRun})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// PurgeRequest is the body of POST /v1/purge.
+type PurgeRequest struct {
+	OlderThanDays float64 `json:"older_than_days"` // required, at least 1
+}
+
+// handlePurge hard-deletes the namespace's records forgotten or archived
+// more than older_than_days ago (admin keys only: they cannot be restored).
+func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.admin(w, r, "purging")
+	if !ok {
+		return
+	}
+	var req PurgeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !(req.OlderThanDays >= 1 && req.OlderThanDays <= 100*365) {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "older_than_days %v is outside 1..36500 (it is required)", req.OlderThanDays))
+		return
+	}
+	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, time.Duration(req.OlderThanDays*float64(24*time.Hour)))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"purged": n})
+}
+
+// handleHandoff serves the brief for an incoming operator.
+func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	var req engine.HandoffRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Namespace = p.Namespace
+	h, err := s.svc.Handoff(r.Context(), p.Caller, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// EpisodeRequest is the body of POST /v1/episodes.
+type EpisodeRequest struct {
+	Thread string `json:"thread"`
+	Budget int    `json:"budget,omitempty"` // tokens, default 200
+}
+
+// handleEpisode writes (or rewrites) the episode summarising a thread.
+func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.canWrite(w, r)
+	if !ok {
+		return
+	}
+	var req EpisodeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.svc.Summarize(r.Context(), p.Caller, p.Namespace, req.Thread, req.Budget)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, res)
+}
