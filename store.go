@@ -58,6 +58,14 @@ type RetrievalLog struct {
 	Scores    []float64 `json:"scores"`
 }
 
+// ThreadInfo describes one thread of a namespace.
+type ThreadInfo struct {
+	Name    string    `json:"name"`
+	Records int       `json:"records"` // live records
+	First   time.Time `json:"first"`   // created_at of its oldest live record
+	Last    time.Time `json:"last"`    // and of its newest
+}
+
 // EmbedderInfo identifies the embedder that built a store's vectors.
 type EmbedderInfo struct {
 	Name string `json:"name"` // e.g. "hash", "openai:text-embedding-3-small"
@@ -132,6 +140,9 @@ type Store interface {
 	// (or archived) before a time, with their revisions, and returns how
 	// many. Live records are never touched.
 	Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error)
+	// Threads lists the threads of a namespace that hold live records
+	// visible to sc, most recently active first.
+	Threads(ctx context.Context, sc Scope) ([]ThreadInfo, error)
 	// Setting returns a stored setting (false when it is unset); SetSetting
 	// stores one. Keys are the engine's (e.g. "tuning/<namespace>").
 	Setting(ctx context.Context, key string) (string, bool, error)

@@ -395,6 +395,12 @@ func (c *Client) Summarize(ctx context.Context, thread string, budget int) (*eng
 	return &res, c.do(ctx, "POST", "/v1/episodes", map[string]any{"thread": thread, "budget": budget}, &res)
 }
 
+// Threads lists the namespace's threads, most recently active first.
+func (c *Client) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
+	var ts []mnemo.ThreadInfo
+	return ts, c.do(ctx, "GET", "/v1/threads", nil, &ts)
+}
+
 // Health reports whether the server answers /readyz.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, "GET", "/readyz", nil, nil)

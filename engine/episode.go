@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/oklog/ulid/v2"
@@ -237,4 +238,49 @@ func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread stri
 		res.Record = r
 	}
 	return res, nil
+}
+
+// Threads lists the namespace's threads visible to the caller, most
+// recently active first.
+func (s *Service) Threads(ctx context.Context, c mnemo.Caller, ns string) ([]mnemo.ThreadInfo, error) {
+	return s.store.Threads(ctx, scopeOf(c, ns))
+}
+
+// SummarizeIdle writes or refreshes the episode of every thread, in every
+// namespace, that has at least minRecords live records, has been quiet for
+// idle, and has no episode yet or one older than its last record. It
+// returns the episodes written per namespace.
+func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minRecords int) (map[string]int, error) {
+	nss, err := s.store.Namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := mnemo.Caller{Name: "episodes", Clearance: mnemo.MaxAccessLevel}
+	now := s.now()
+	out := map[string]int{}
+	for _, ns := range nss {
+		sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
+		threads, err := s.store.Threads(ctx, sc)
+		if err != nil {
+			return out, err
+		}
+		for _, t := range threads {
+			if t.Records < minRecords || now.Sub(t.Last) < idle {
+				continue
+			}
+			if ep, err := s.store.Get(ctx, sc, EpisodeID(ns, t.Name)); err == nil && ep.DeletedAt == nil && !ep.CreatedAt.Before(t.Last) {
+				continue // up to date
+			} else if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+				return out, err
+			}
+			if _, err := s.Summarize(ctx, c, ns, t.Name, 0); err != nil {
+				if mnemo.ErrorCode(err) == mnemo.ENOTFOUND { // nothing to summarise
+					continue
+				}
+				return out, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err)
+			}
+			out[ns]++
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,39 @@ func TestSplitSentencesKeepsTheSpeaker(t *testing.T) {
 	want := []string{"Anna: We switched to the backup link.", "Anna: Was it stable?", "Anna: The gap was four minutes."}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestSummarizeIdleThreads(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	start := f.now.Add(-3 * time.Hour)
+	add := func(thread string, n int, from time.Time) {
+		for i := range n {
+			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Anna: The relay pass number %d of %s went through the backup link.", i, thread),
+				Thread: thread, At: at(from.Add(time.Duration(i) * time.Minute))})
+		}
+	}
+	add("quiet", 5, start)                     // idle for hours: summarised
+	add("short", 2, start)                     // too few records
+	add("busy", 5, f.now.Add(-10*time.Minute)) // still active
+	got, err := f.svc.SummarizeIdle(ctx, time.Hour, 4)
+	if err != nil || got["ops"] != 1 {
+		t.Fatalf("first pass: %v %v", got, err)
+	}
+	if _, err := f.svc.Get(ctx, admin, "ops", engine.EpisodeID("ops", "quiet")); err != nil {
+		t.Fatalf("no episode for the quiet thread: %v", err)
+	}
+	if got, _ := f.svc.SummarizeIdle(ctx, time.Hour, 4); got["ops"] != 0 {
+		t.Errorf("second pass rewrote an up-to-date episode: %v", got)
+	}
+	f.now = f.now.Add(2 * time.Hour) // busy goes quiet; quiet gains a record, then goes quiet again
+	add("quiet", 1, f.now.Add(-90*time.Minute))
+	if got, _ := f.svc.SummarizeIdle(ctx, time.Hour, 4); got["ops"] != 2 {
+		t.Errorf("third pass: %v, want busy's new episode and quiet's refresh", got)
+	}
+	threads, err := f.svc.Threads(ctx, admin, "ops")
+	if err != nil || len(threads) != 3 || threads[0].Name != "quiet" || threads[0].Records != 6 {
+		t.Errorf("threads %+v %v", threads, err)
 	}
 }

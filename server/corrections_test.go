@@ -171,6 +171,9 @@ func TestEpisodeRoute(t *testing.T) {
 	if st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: `{"thread":"shift-7"}`}); st != 200 || !strings.Contains(string(b), `"created":false`) {
 		t.Fatalf("second episode: %d %s", st, b)
 	}
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/threads"}); st != 200 || !strings.Contains(string(b), `"name":"shift-7","records":2`) {
+		t.Errorf("threads: %d %s", st, b)
+	}
 	if st, _, b := f.do(t, call{method: "POST", path: "/v1/episodes", body: `{"thread":"none"}`}); st != 404 || errCode(t, b) != mnemo.ENOTFOUND {
 		t.Errorf("unknown thread: %d %s", st, b)
 	}

@@ -115,3 +115,19 @@ func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, status, res)
 }
+
+// handleThreads lists the namespace's threads.
+func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	if len(r.URL.Query()) > 0 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "threads takes no query parameters"))
+		return
+	}
+	ts, err := s.svc.Threads(r.Context(), p.Caller, p.Namespace)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ts)
+}

@@ -66,6 +66,7 @@ func (s *Server) routesV1() {
 	s.handle("GET /v1/tune", true, s.handleTuning)
 	s.handle("POST /v1/tune/rollback", true, s.handleRollback)
 	s.handle("POST /v1/episodes", true, s.handleEpisode)
+	s.handle("GET /v1/threads", true, s.handleThreads)
 }
 
 // readBody reads a body up to limit bytes and checks that it is UTF-8.

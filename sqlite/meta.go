@@ -391,3 +391,29 @@ func (s *Store) SetSetting(ctx context.Context, key, value string) error {
 	}
 	return nil
 }
+
+// Threads lists the namespace's threads with live records visible to sc.
+func (s *Store) Threads(ctx context.Context, sc mnemo.Scope) ([]mnemo.ThreadInfo, error) {
+	w := whereSQL(sc, mnemo.Filter{}, s.now(), false, true)
+	w.add("thread <> ''")
+	rows, err := s.rdb.QueryContext(ctx, `SELECT thread, count(*), min(created_at), max(created_at) FROM records WHERE `+
+		w.String()+` GROUP BY thread ORDER BY max(created_at) DESC, thread`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: threads: %w", err)
+	}
+	defer rows.Close()
+	out := []mnemo.ThreadInfo{}
+	for rows.Next() {
+		var t mnemo.ThreadInfo
+		var first, last int64
+		if err := rows.Scan(&t.Name, &t.Records, &first, &last); err != nil {
+			return nil, fmt.Errorf("sqlite: threads: %w", err)
+		}
+		t.First, t.Last = time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: threads: %w", err)
+	}
+	return out, nil
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"EachRetrieval", testEachRetrieval},
 		{"Purge", testPurge},
 		{"Settings", testSettings},
+		{"Threads", testThreads},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1157,5 +1158,45 @@ func testSettings(t *testing.T, s mnemo.Store) {
 	}
 	if err := s.SetSetting(bg, "k", "bad\xff"); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("invalid UTF-8 value: %v", err)
+	}
+}
+
+// testThreads: Threads counts live, visible records per thread, newest
+// activity first.
+func testThreads(t *testing.T, s mnemo.Store) {
+	mk := func(thread string, hours, level int, deleted bool) *mnemo.Record {
+		r := rec("threads", fmt.Sprintf("turn of %s at %d", thread, hours))
+		r.Thread, r.AccessLevel = thread, level
+		r.CreatedAt = base.Add(time.Duration(hours) * time.Hour)
+		r.UpdatedAt, r.ValidFrom = r.CreatedAt, r.CreatedAt
+		if deleted {
+			d := base
+			r.DeletedAt = &d
+		}
+		return r
+	}
+	insert(t, s, mk("a", 1, 0, false), mk("a", 3, 0, false), mk("a", 2, 0, false), mk("b", 5, 0, false),
+		mk("gone", 9, 0, true), mk("secret", 8, 3, false), mk("", 7, 0, false))
+	got, err := s.Threads(bg, mnemo.Scope{Namespace: "threads", Clearance: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []mnemo.ThreadInfo{
+		{Name: "b", Records: 1, First: base.Add(5 * time.Hour), Last: base.Add(5 * time.Hour)},
+		{Name: "a", Records: 3, First: base.Add(time.Hour), Last: base.Add(3 * time.Hour)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("threads %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Records != want[i].Records || !got[i].First.Equal(want[i].First) || !got[i].Last.Equal(want[i].Last) {
+			t.Errorf("thread %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if all, _ := s.Threads(bg, mnemo.Scope{Namespace: "threads", Clearance: 5}); len(all) != 3 || all[0].Name != "secret" {
+		t.Errorf("with clearance 5: %+v", all)
+	}
+	if none, err := s.Threads(bg, mnemo.Scope{Namespace: "no-such-namespace"}); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("empty namespace: %v %v", none, err)
 	}
 }

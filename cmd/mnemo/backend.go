@@ -35,6 +35,7 @@ type backend interface {
 	Tuning(ctx context.Context) (*engine.Tuning, error)
 	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
 	Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error)
+	Threads(ctx context.Context) ([]mnemo.ThreadInfo, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -132,6 +133,12 @@ func (l local) Rollback(ctx context.Context, version int) (*engine.Tuning, error
 func (l local) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
 	return l.svc.Summarize(ctx, l.caller, l.ns, thread, budget)
 }
+
+func (l local) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
+	return l.svc.Threads(ctx, l.caller, l.ns)
+}
+
+func (r remote) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) { return r.c.Threads(ctx) }
 
 func (r remote) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
 	return r.c.Summarize(ctx, thread, budget)

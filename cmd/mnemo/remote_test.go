@@ -141,7 +141,7 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 	}
 	for _, args := range [][]string{{"expire", "--dry-run"}, {"--json", "expire", "--dry-run", "--idle", "1d", "--importance", "0.5"},
 		{"purge", "--older-than", "365d"}, {"--json", "purge", "--older-than", "30"},
-		{"tune", "--dry-run"}, {"tune", "history"}, {"tune", "rollback", "0"}} {
+		{"tune", "--dry-run"}, {"tune", "history"}, {"tune", "rollback", "0"}, {"threads"}, {"--json", "threads"}} {
 		l, r := mustCLI(t, db, "", args...), remote(args...)
 		if l != r {
 			t.Errorf("mnemo %v differs:\nlocal:\n%s\nremote:\n%s", args, l, r)

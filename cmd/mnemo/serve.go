@@ -69,6 +69,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
 	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
+	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
@@ -93,6 +94,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *expireEvery < 0 || (*expireEvery > 0 && *expireEvery < time.Minute) {
 		return usagef("--expire-every must be 0 (never) or at least a minute")
+	}
+	if *episodesEvery < 0 || (*episodesEvery > 0 && *episodesEvery < time.Minute) {
+		return usagef("--episodes-every must be 0 (never) or at least a minute")
 	}
 	keep, err := parseDays(*retention)
 	if err != nil {
@@ -131,6 +135,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}()
 	if *expireEvery > 0 {
 		go expireLoop(ctx, svc, log, *expireEvery, keep)
+	}
+	if *episodesEvery > 0 {
+		go episodeLoop(ctx, svc, log, *episodesEvery)
 	}
 	return srv.Run(ctx, ln)
 }
@@ -207,4 +214,32 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	err = mcpserver.ServeStdio(ctx, srv)
 	log.Info("mnemo mcp done", "after", time.Since(start).Round(time.Millisecond))
 	return err
+}
+
+// episodeLoop summarises quiet threads into their episodes, first two
+// minutes after start, then every period, until ctx ends.
+func episodeLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every time.Duration) {
+	wait := 2 * time.Minute
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = every
+		n, err := svc.SummarizeIdle(ctx, time.Hour, 4)
+		total := 0
+		for _, k := range n {
+			total += k
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("episodes stopped", "written", total, "err", err)
+			}
+			continue
+		}
+		if total > 0 {
+			log.Info("episodes", "written", total, "namespaces", len(n))
+		}
+	}
 }
