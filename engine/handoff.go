@@ -47,6 +47,48 @@ type HandoffArea struct {
 	CriticalEvents int    `json:"critical_events"`
 }
 
+// HandoffLink says that one critical event followed from another: named
+// in its provenance ("record:<id>" or "caused-by:<id>"), or on the same
+// component within linkWindow of it.
+type HandoffLink struct {
+	From string `json:"from"` // the earlier event
+	To   string `json:"to"`
+	Why  string `json:"why"` // "named", or "same component <c>, <d> later"
+}
+
+// linkWindow is how close two critical events of one component must be
+// for the later to be linked to the earlier.
+const linkWindow = 6 * time.Hour
+
+// causalLinks links each event (oldest first) to the latest earlier event
+// it names in its provenance, else to the latest earlier one of the same
+// component within linkWindow.
+func causalLinks(events []*mnemo.Record) []HandoffLink {
+	links := []HandoffLink{}
+	for i, b := range events {
+		var found *HandoffLink
+		for j := i - 1; j >= 0 && found == nil; j-- {
+			a := events[j]
+			for _, p := range b.Provenance {
+				if p == mnemo.MissedRef+a.ID || p == "caused-by:"+a.ID {
+					found = &HandoffLink{From: a.ID, To: b.ID, Why: "named"}
+					break
+				}
+			}
+		}
+		for j := i - 1; j >= 0 && found == nil; j-- {
+			a := events[j]
+			if d := b.CreatedAt.Sub(a.CreatedAt); a.Component != "" && a.Component == b.Component && d <= linkWindow {
+				found = &HandoffLink{From: a.ID, To: b.ID, Why: fmt.Sprintf("same component %s, %s later", a.Component, d.Round(time.Minute))}
+			}
+		}
+		if found != nil {
+			links = append(links, *found)
+		}
+	}
+	return links
+}
+
 // Handoff is the brief an incoming operator starts a shift with: the
 // outgoing operator's typical corrections, the areas that need attention,
 // the decisions of the period with their rationale, the open questions and
@@ -65,6 +107,7 @@ type Handoff struct {
 	Decisions  []string         `json:"decisions"` // ids, newest first
 	Questions  []string         `json:"questions"` // ids, newest first
 	Timeline   []string         `json:"timeline"`  // ids of critical events, oldest first
+	Links      []HandoffLink    `json:"links"`     // causal links found between the timeline's events
 	Omitted    int              `json:"omitted"`   // lines left out for the budget
 	Markdown   string           `json:"markdown"`
 }
@@ -104,7 +147,7 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	sc := scopeOf(c, req.Namespace)
 	h := &Handoff{Namespace: sc.Namespace, From: req.From, Since: req.Since, Until: now, Budget: req.Budget,
 		Tokenizer: s.tok.Name(), Patterns: []HandoffPattern{}, Attention: []HandoffArea{},
-		Decisions: []string{}, Questions: []string{}, Timeline: []string{}}
+		Decisions: []string{}, Questions: []string{}, Timeline: []string{}, Links: []HandoffLink{}}
 
 	// Corrections of the period, the outgoing operator's when named.
 	all, err := s.corrections(ctx, sc, req.Since, until)
@@ -261,11 +304,29 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	}
 	section("Open questions", lines, func(i int) { h.Questions = append(h.Questions, questions[i].ID) })
 	lines = lines[:0]
-	for _, r := range events {
-		lines = append(lines, fmt.Sprintf("- %s (criticality %.2f) %s [%s]\n", r.CreatedAt.UTC().Format("2006-01-02 15:04"),
-			r.Criticality, oneLine(r.Text), r.ID))
+	links := causalLinks(events)
+	cause := map[string]HandoffLink{}
+	for _, l := range links {
+		cause[l.To] = l
 	}
-	section("Escalation timeline", lines, func(i int) { h.Timeline = append(h.Timeline, events[i].ID) })
+	shown := map[string]bool{}
+	for _, r := range events {
+		l := fmt.Sprintf("- %s (criticality %.2f) %s [%s]", r.CreatedAt.UTC().Format("2006-01-02 15:04"),
+			r.Criticality, oneLine(r.Text), r.ID)
+		if c, ok := cause[r.ID]; ok {
+			l += fmt.Sprintf(" ← follows %s (%s)", c.From, c.Why)
+		}
+		lines = append(lines, l+"\n")
+	}
+	section("Escalation timeline", lines, func(i int) {
+		h.Timeline = append(h.Timeline, events[i].ID)
+		shown[events[i].ID] = true
+	})
+	for _, l := range links {
+		if shown[l.From] && shown[l.To] {
+			h.Links = append(h.Links, l)
+		}
+	}
 	if len(pieces) == 1 {
 		put("\nNothing recorded in this period.\n")
 	}

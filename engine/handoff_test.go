@@ -34,8 +34,13 @@ func TestHandoff(t *testing.T) {
 				Alternatives: []mnemo.Alternative{{Option: "Wait for Kiruna", Reason: "misses the window"}}}},
 		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Uplink power dropped below limit", Component: "uplink", Criticality: fp(0.9), At: at(f.now.Add(-day))},
 		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Routine telemetry sample", Component: "uplink", Criticality: fp(0.3), At: at(f.now.Add(-day))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Backup link saturated", Component: "uplink", Criticality: fp(0.8), At: at(f.now.Add(-day + 2*time.Hour))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Thermal alarm on the power amplifier", Component: "thermal", Criticality: fp(0.95), At: at(f.now.Add(-day + 30*time.Minute))},
 	)
-	decision, critical := w[4].ID, w[5].ID
+	decision, critical, saturated, thermal := w[4].ID, w[5].ID, w[7].ID, w[8].ID
+	// An event naming its cause in its provenance.
+	named := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Pass aborted", Component: "ops", Criticality: fp(0.9),
+		Provenance: []string{"caused-by:" + thermal}, At: at(f.now.Add(-day + 3*time.Hour))})[0].ID
 
 	h, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "ops", From: "kim"})
 	if err != nil {
@@ -45,11 +50,19 @@ func TestHandoff(t *testing.T) {
 		h.Patterns[0].MissingContext != 1 || h.Patterns[1].Category != "style" || h.Patterns[1].Corrections != 1 {
 		t.Errorf("patterns %+v", h.Patterns)
 	}
-	if len(h.Attention) != 1 || h.Attention[0] != (engine.HandoffArea{Component: "uplink", Corrections: 2, MissingContext: 1, CriticalEvents: 1}) {
+	if len(h.Attention) != 3 || h.Attention[0] != (engine.HandoffArea{Component: "uplink", Corrections: 2, MissingContext: 1, CriticalEvents: 2}) {
 		t.Errorf("attention %+v", h.Attention)
 	}
-	if !slices.Equal(h.Decisions, []string{decision}) || !slices.Equal(h.Questions, []string{old[1].ID}) || !slices.Equal(h.Timeline, []string{critical}) {
+	if !slices.Equal(h.Decisions, []string{decision}) || !slices.Equal(h.Questions, []string{old[1].ID}) ||
+		!slices.Equal(h.Timeline, []string{critical, thermal, saturated, named}) {
 		t.Errorf("decisions %v, questions %v, timeline %v", h.Decisions, h.Questions, h.Timeline)
+	}
+	wantLinks := []engine.HandoffLink{{From: critical, To: saturated, Why: "same component uplink, 2h0m0s later"}, {From: thermal, To: named, Why: "named"}}
+	if !slices.Equal(h.Links, wantLinks) {
+		t.Errorf("links %+v, want %+v", h.Links, wantLinks)
+	}
+	if !strings.Contains(h.Markdown, "Pass aborted ["+named+"] ← follows "+thermal+" (named)") {
+		t.Errorf("the timeline does not show the link:\n%s", h.Markdown)
 	}
 	for _, want := range []string{"# Handoff: ops", "corrections of kim", "## Typical corrections", "brief lacked the backup-link status",
 		"## Areas of heightened attention", "## Decisions", "rejected: Wait for Kiruna (misses the window)", "principle: two-operator sign-off",
