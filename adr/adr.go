@@ -10,7 +10,6 @@
 package adr
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"path"
@@ -20,8 +19,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -336,15 +333,7 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 // entropy comes from SHA-256 of the namespace and the path, so importing
 // the same directory again finds the same records.
 func (a *ADR) ID(ns string) string {
-	sum := sha256.Sum256([]byte("adr\x00" + ns + "\x00" + a.Path))
-	var id ulid.ULID
-	ms := uint64(0)
-	if !a.Date.IsZero() && a.Date.Unix() > 0 {
-		ms = uint64(a.Date.UnixMilli())
-	}
-	_ = id.SetTime(ms)
-	copy(id[6:], sum[:10])
-	return id.String()
+	return mnemo.DerivedID(a.Date, "adr", ns, a.Path)
 }
 
 // Record returns the decision record of the ADR: kind decision, the given

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -10,9 +9,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/extract"
 )
 
 // Episodes summarise conversations. Summarize builds one, deterministically
@@ -52,12 +50,7 @@ type EpisodeResult struct {
 // EpisodeID is the id of a thread's episode in namespace ns: one per
 // thread, so summarising again updates it.
 func EpisodeID(ns, thread string) string {
-	sum := sha256.Sum256([]byte("episode\x00" + ns + "\x00" + thread))
-	var id ulid.ULID
-	copy(id[6:], sum[:10])
-	copy(id[:6], sum[10:16])
-	id[0] &= 0x7f // a valid ULID time
-	return id.String()
+	return mnemo.DerivedID(time.Time{}, "episode", ns, thread)
 }
 
 type sentence struct {
@@ -69,20 +62,12 @@ type sentence struct {
 // SplitSentences splits a record's text into sentences, keeping a leading
 // "Speaker:" with each.
 func SplitSentences(text string) []string {
-	speaker := ""
-	if i := strings.Index(text, ": "); i > 0 && i < 40 && !strings.ContainsAny(text[:i], ".!?\n") {
-		speaker, text = text[:i+2], text[i+2:]
+	speaker, text := extract.Speaker(text)
+	if speaker != "" {
+		speaker += ": "
 	}
 	var out []string
-	start := 0
-	rs := []rune(text)
-	for i, r := range rs {
-		end := r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])))
-		if !end && i+1 != len(rs) {
-			continue
-		}
-		s := strings.Join(strings.Fields(string(rs[start:i+1])), " ")
-		start = i + 1
+	for _, s := range extract.Sentences(text) {
 		if len([]rune(s)) >= 12 && strings.IndexFunc(s, unicode.IsLetter) >= 0 {
 			out = append(out, speaker+s)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,15 +54,8 @@ type ImportResult struct {
 // The same (ns, id) always gives the same id, so importing twice is still
 // idempotent.
 func RenamedID(ns, id string) string {
-	sum := sha256.Sum256([]byte(ns + "\x00" + id))
 	if u, err := ulid.ParseStrict(id); err == nil {
-		var e [10]byte
-		copy(e[:], sum[:])
-		var out ulid.ULID
-		if err := out.SetTime(u.Time()); err == nil {
-			copy(out[6:], e[:])
-			return out.String()
-		}
+		return mnemo.DerivedID(ulid.Time(u.Time()), ns, id)
 	}
 	return id + "." + ns
 }

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"time"
@@ -21,8 +23,8 @@ import (
 //
 //   - bounds: every weight in [0.02, 0.60], semantic + keyword >= 0.40
 //     (relevance dominates), the weights sum to 1;
-//   - generalisation: the triples are split in two by a hash of the
-//     correction id; the search sees only the first half, and the change
+//   - generalisation: the triples, ordered by a hash of the correction
+//     id, go alternately to two halves; the search sees only the first half, and the change
 //     must raise recall on it by at least MinTuneGain and must not lower
 //     recall on the second, held-out half;
 //   - data: at least MinTuneTriples/2 triples in each half whose missed
@@ -173,7 +175,8 @@ func validWeights(w score.Weights) bool {
 type tuneTriple struct {
 	query  string
 	missed []string
-	held   bool // in the held-out half
+	key    uint32 // orders the split (splitKey)
+	held   bool   // in the held-out half
 }
 
 // recallOf returns, for the triples of one half under weights w, the mean
@@ -240,14 +243,14 @@ func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo
 			}
 		}
 		if len(ids) > 0 {
-			h := fnv32(t.CorrectionID)
-			ts = append(ts, tuneTriple{query: t.Query, missed: ids, held: h%2 == 1})
+			ts = append(ts, tuneTriple{query: t.Query, missed: ids, key: splitKey(t.CorrectionID)})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	splitHalves(ts)
 	p, err := s.Preset(score.PresetDefault)
 	if err != nil {
 		return nil, err
@@ -373,11 +376,20 @@ func (s *Service) Rollback(ctx context.Context, c mnemo.Caller, ns string, versi
 	return t, nil
 }
 
-func fnv32(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
+// splitKey orders triples for the split into halves.
+func splitKey(correctionID string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(correctionID))
+	return h.Sum32()
+}
+
+// splitHalves puts the triples, ordered by the FNV-1a hash of their
+// correction id, alternately in the search half and the held-out half: a
+// split that does not depend on the order they were recorded in and is
+// balanced to within one.
+func splitHalves(ts []tuneTriple) {
+	slices.SortStableFunc(ts, func(a, b tuneTriple) int { return cmp.Compare(a.key, b.key) })
+	for i := range ts {
+		ts[i].held = i%2 == 1
 	}
-	return h
 }

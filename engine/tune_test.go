@@ -145,14 +145,17 @@ func TestTuneFromCorrections(t *testing.T) {
 	}
 }
 
-// idInHalf returns an id for a correction that the tuner puts in the given
-// half (the split is FNV-1a of the correction id, odd = held out).
-func idInHalf(prefix string, held bool) string {
-	for n := 0; ; n++ {
-		id := fmt.Sprintf("%s-%d", prefix, n)
+// idInSlot returns an id whose FNV-1a hash falls in slot k of n equal
+// slots of the 32-bit range: ids in slots 0..n-1 sort in slot order, and the
+// tuner sends even positions to the search half, odd ones to the held-out
+// half.
+func idInSlot(prefix string, k, n int) string {
+	width := uint64(1<<32) / uint64(n)
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("%s-%d", prefix, i)
 		h := fnv.New32a()
 		h.Write([]byte(id))
-		if (h.Sum32()%2 == 1) == held {
+		if uint64(h.Sum32())/width == uint64(k) {
 			return id
 		}
 	}
@@ -177,6 +180,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 			Correction: &mnemo.Correction{Category: "c", Outcome: mnemo.OutcomeModified, RetrievalID: res.RetrievalID, MissingContext: true}})
 	}
 	// Search half: old important rules buried under fresh chatter.
+	// (The ids below are chosen so that sorted by hash they alternate.)
 	for i, w := range strings.Fields("valve antenna battery thruster gyro radiator") {
 		rule := f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s procedure with the safety officer is mandatory, signed by every shift lead", w),
 			Importance: fp(1), At: at(f.now.Add(-200 * day))})[0]
@@ -184,7 +188,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s procedure with the safety officer %s", w, how),
 				Importance: fp(0.3), At: at(f.now.Add(-time.Duration(j+1) * day))})
 		}
-		correct(w+" procedure safety officer", rule.ID, idInHalf(fmt.Sprintf("search%d", i), false))
+		correct(w+" procedure safety officer", rule.ID, idInSlot("search", 2*i, 12)) // even: searched
 	}
 	// Held-out half: the fresh, unimportant note is what was needed, among
 	// old important rules.
@@ -195,7 +199,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s check with the duty engineer %s", w, how),
 				Importance: fp(1), At: at(f.now.Add(-time.Duration(100+10*j) * day))})
 		}
-		correct(w+" check duty engineer", note.ID, idInHalf(fmt.Sprintf("held%d", i), true))
+		correct(w+" check duty engineer", note.ID, idInSlot("held", 2*i+1, 12)) // odd: held out
 	}
 	res, err := f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, false)
 	if err != nil {

@@ -56,11 +56,7 @@ func Extract(msgs []Message) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
 	for _, m := range msgs {
-		text := m.Text
-		speaker := ""
-		if sm := speakerRE.FindStringSubmatch(text); sm != nil {
-			speaker, text = sm[1], text[len(sm[0]):]
-		}
+		speaker, text := Speaker(m.Text)
 		lines := strings.Split(text, "\n")
 		var steps []string
 		for _, l := range lines {
@@ -74,7 +70,7 @@ func Extract(msgs []Message) []Candidate {
 				return out
 			}
 		}
-		for _, s := range sentences(text) {
+		for _, s := range Sentences(text) {
 			c, ok := classify(s, speaker)
 			if !ok {
 				continue
@@ -126,8 +122,18 @@ func classify(s, speaker string) (Candidate, bool) {
 	return Candidate{}, false
 }
 
-// sentences splits text at sentence ends and line breaks.
-func sentences(text string) []string {
+// Speaker splits a leading "Name: " off a message: the name and the rest
+// ("" and the text when there is none).
+func Speaker(text string) (string, string) {
+	if sm := speakerRE.FindStringSubmatch(text); sm != nil {
+		return sm[1], text[len(sm[0]):]
+	}
+	return "", text
+}
+
+// Sentences splits text at sentence ends (., ! or ? before a space or the
+// end) and line breaks, folding whitespace.
+func Sentences(text string) []string {
 	var out []string
 	rs := []rune(text)
 	start := 0

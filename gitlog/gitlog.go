@@ -7,7 +7,6 @@ package gitlog
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -16,8 +15,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -166,15 +163,7 @@ func (c Commit) Component() string {
 // the commit's time and entropy from SHA-256 of the namespace and the hash,
 // so importing the history again skips what is there.
 func (c Commit) ID(ns string) string {
-	sum := sha256.Sum256([]byte("git\x00" + ns + "\x00" + c.Hash))
-	var id ulid.ULID
-	ms := uint64(0)
-	if c.At.Unix() > 0 {
-		ms = uint64(c.At.UnixMilli())
-	}
-	_ = id.SetTime(ms)
-	copy(id[6:], sum[:10])
-	return id.String()
+	return mnemo.DerivedID(c.At, "git", ns, c.Hash)
 }
 
 // MaxBody bounds how much of a commit body a record keeps.

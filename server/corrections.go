@@ -59,7 +59,6 @@ func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
 // handleCorrectionTriples exports the (query, retrieved, missed) triples as
 // JSONL. They hold other callers' queries, so an admin key is required.
 func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request) {
-	// They hold other callers' queries.
 	p, ok := s.admin(w, r, "exporting correction triples")
 	if !ok {
 		return

@@ -27,12 +27,13 @@ func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if req.IdleDays < 0 || req.IdleDays > 100*365 {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "idle_days %v is outside 1..36500", req.IdleDays))
+	idle, err := days("idle_days", req.IdleDays, true)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.svc.Expire(r.Context(), p.Caller, p.Namespace, engine.ExpireOptions{MaxImportance: req.MaxImportance,
-		Idle: time.Duration(req.IdleDays * float64(24*time.Hour)), DryRun: req.DryRun})
+		Idle: idle, DryRun: req.DryRun})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -57,11 +58,12 @@ func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if !(req.OlderThanDays >= 1 && req.OlderThanDays <= 100*365) {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "older_than_days %v is outside 1..36500 (it is required)", req.OlderThanDays))
+	keep, err := days("older_than_days", req.OlderThanDays, false)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, time.Duration(req.OlderThanDays*float64(24*time.Hour)))
+	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, keep)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -130,4 +132,16 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ts)
+}
+
+// days converts a number of days from a request body into a duration: 1 to
+// 36,500 days, or 0 (the engine's default) when zeroOK.
+func days(name string, d float64, zeroOK bool) (time.Duration, error) {
+	if zeroOK && d == 0 {
+		return 0, nil
+	}
+	if !(d >= 1 && d <= 100*365) {
+		return 0, mnemo.Errorf(mnemo.EINVALID, "%s %v is outside 1..36500", name, d)
+	}
+	return time.Duration(d * float64(24*time.Hour)), nil
 }

@@ -30,19 +30,11 @@ func cmdCorrections(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("corrections takes no arguments")
 	}
-	req := mnemo.CorrectionRequest{Bucket: *by}
-	for _, v := range []struct {
-		s   string
-		dst *time.Time
-	}{{*since, &req.Since}, {*until, &req.Until}} {
-		if v.s != "" {
-			t, err := parseTime(v.s)
-			if err != nil {
-				return err
-			}
-			*v.dst = t
-		}
+	req, err := correctionWindow(*since, *until)
+	if err != nil {
+		return err
 	}
+	req.Bucket = *by
 	b, err := a.backend(ctx)
 	if err != nil {
 		return err
@@ -85,4 +77,24 @@ func cmdCorrections(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	return nil
+}
+
+// correctionWindow reads --since and --until (either may be empty) into a
+// request.
+func correctionWindow(since, until string) (mnemo.CorrectionRequest, error) {
+	var req mnemo.CorrectionRequest
+	for _, v := range []struct {
+		s   string
+		dst *time.Time
+	}{{since, &req.Since}, {until, &req.Until}} {
+		if v.s == "" {
+			continue
+		}
+		t, err := parseTime(v.s)
+		if err != nil {
+			return req, err
+		}
+		*v.dst = t
+	}
+	return req, nil
 }

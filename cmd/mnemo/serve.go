@@ -134,20 +134,22 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
 	if *expireEvery > 0 {
-		go expireLoop(ctx, svc, log, *expireEvery, keep)
+		go background(ctx, log, "expiry", time.Minute, *expireEvery, expiryJob(svc, keep))
 	}
 	if *episodesEvery > 0 {
-		go episodeLoop(ctx, svc, log, *episodesEvery)
+		go background(ctx, log, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {
+			return svc.SummarizeIdle(ctx, time.Hour, 4)
+		})
 	}
 	return srv.Run(ctx, ln)
 }
 
-// expireLoop archives expired records in every namespace, and with a
-// retention purges the ones forgotten longer ago, first a minute after
-// start, then every period, until ctx ends. A failure is logged and retried
-// at the next period.
-func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every, retention time.Duration) {
-	wait := time.Minute
+// background runs job first after `first`, then every `every`, until ctx
+// ends. Each run's per-namespace counts are logged as `what`; a failure is
+// logged and the job tried again at the next period.
+func background(ctx context.Context, log *slog.Logger, what string, first, every time.Duration,
+	job func(context.Context) (map[string]int, error)) {
+	wait := first
 	for {
 		select {
 		case <-ctx.Done():
@@ -156,33 +158,33 @@ func expireLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, ever
 		}
 		wait = every
 		start := time.Now()
-		n, err := svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
+		n, err := job(ctx)
 		total := 0
 		for _, k := range n {
 			total += k
 		}
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("expiry stopped", "archived", total, "err", err)
-			}
-			continue
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn(what+" stopped", "records", total, "err", err)
+		case err == nil && total > 0:
+			log.Info(what, "records", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
 		}
-		log.Info("expiry", "archived", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
-		if retention == 0 {
-			continue
+	}
+}
+
+// expiryJob archives expired records in every namespace and, with a
+// retention, purges the ones forgotten longer ago.
+func expiryJob(svc *engine.Service, retention time.Duration) func(context.Context) (map[string]int, error) {
+	return func(ctx context.Context) (map[string]int, error) {
+		n, err := svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
+		if err != nil || retention == 0 {
+			return n, err
 		}
 		p, err := svc.PurgeAll(ctx, retention)
-		total = 0
-		for _, k := range p {
-			total += k
+		for ns, k := range p {
+			n[ns] += k
 		}
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("purge stopped", "purged", total, "err", err)
-			}
-			continue
-		}
-		log.Info("purge", "purged", total, "namespaces", len(p))
+		return n, err
 	}
 }
 
@@ -214,32 +216,4 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	err = mcpserver.ServeStdio(ctx, srv)
 	log.Info("mnemo mcp done", "after", time.Since(start).Round(time.Millisecond))
 	return err
-}
-
-// episodeLoop summarises quiet threads into their episodes, first two
-// minutes after start, then every period, until ctx ends.
-func episodeLoop(ctx context.Context, svc *engine.Service, log *slog.Logger, every time.Duration) {
-	wait := 2 * time.Minute
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		wait = every
-		n, err := svc.SummarizeIdle(ctx, time.Hour, 4)
-		total := 0
-		for _, k := range n {
-			total += k
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("episodes stopped", "written", total, "err", err)
-			}
-			continue
-		}
-		if total > 0 {
-			log.Info("episodes", "written", total, "namespaces", len(n))
-		}
-	}
 }

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"time"
 
-	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/score"
 )
 
@@ -37,16 +35,9 @@ func cmdTune(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("tune takes no arguments (or: tune history, tune rollback VERSION)")
 	}
-	var req mnemo.CorrectionRequest
-	for _, v := range []struct {
-		s   string
-		dst *time.Time
-	}{{*since, &req.Since}, {*until, &req.Until}} {
-		if v.s != "" {
-			if *v.dst, err = parseTime(v.s); err != nil {
-				return err
-			}
-		}
+	req, err := correctionWindow(*since, *until)
+	if err != nil {
+		return err
 	}
 	b, err := a.backend(ctx)
 	if err != nil {
