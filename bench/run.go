@@ -373,7 +373,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		scores[MethodBM25] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
 
 		// vector
-		qv, err := svc.EmbedQuery(ctx, ns, q.Text) // the engine's query embedding
+		qv, err := svc.EmbedQuery(ctx, sc, q.Text) // the engine's query embedding
 		if err != nil {
 			return fmt.Errorf("bench: embed %q: %w", q.Text, err)
 		}

@@ -124,7 +124,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		rk.weights[mnemo.FactorThread] = p.ThreadWeight
 	}
 
-	qv, err := s.EmbedQuery(ctx, sc.Namespace, query)
+	qv, err := s.EmbedQuery(ctx, sc, query)
 	if err != nil {
 		return nil, err
 	}
@@ -421,9 +421,9 @@ func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnem
 }
 
 // idfSource is a Store that knows the inverse document frequencies of its
-// keyword index.
+// keyword index, over the records a scope sees.
 type idfSource interface {
-	IDF(ctx context.Context, namespace, text string) (map[string]float64, float64, error)
+	IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error)
 }
 
 // weightedEmbedder is an Embedder that can weigh a query's words.
@@ -434,12 +434,13 @@ type weightedEmbedder interface {
 // EmbedQuery embeds a query as recall and digest do. When the embedder weighs words (the hash
 // embedder) and the store knows its terms' IDF, each word weighs its IDF
 // relative to an unseen term's, so that, as in BM25, a rare word counts for
-// more than a common one in the semantic channel too.
-func (s *Service) EmbedQuery(ctx context.Context, ns, query string) ([]float32, error) {
+// more than a common one in the semantic channel too. The IDF counts only
+// the records sc sees, so the vector never depends on hidden ones.
+func (s *Service) EmbedQuery(ctx context.Context, sc mnemo.Scope, query string) ([]float32, error) {
 	we, ok1 := s.emb.(weightedEmbedder)
 	src, ok2 := s.store.(idfSource)
 	if ok1 && ok2 {
-		idf, unseen, err := src.IDF(ctx, ns, query)
+		idf, unseen, err := src.IDF(ctx, sc, query)
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,14 @@ import (
 // Soft-deleted, expired and superseded records stay in the statistics, as
 // they stay in the FTS5 table; the filter predicate hides them from the
 // results. Scores are positive, higher is better.
+//
+// Clearance: N, the total length and every n(t) count only the records
+// the caller may see (access level <= clearance), so that a caller's scores
+// are exactly those of a store holding only those records, and nothing of
+// a hidden record's words moves them. The index keeps the statistics of
+// the records of each access level above 0 beside the totals (levels) and
+// subtracts the levels above the clearance; a namespace whose records are
+// all at level 0 pays nothing for it.
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
@@ -64,6 +72,105 @@ type keywordIndex struct {
 	scratch  []int32          // term ids of the document being indexed
 	buf      []byte
 	hint     int // expected records: sizes terms and arena once text arrives
+	// acct is, by entry position, the access level an indexed entry is
+	// counted at in levels; levels holds the statistics of the indexed
+	// records of each access level above 0 (none when empty).
+	acct   []int32
+	levels map[int32]*levelStats
+}
+
+// levelStats are the BM25 statistics of the records of one access level.
+type levelStats struct {
+	docs     int
+	totalLen int64
+	df       map[int32]int32 // term id -> records of the level holding it
+}
+
+// count adds (sign 1) or removes (sign -1) the entry at pos to the
+// statistics of access level lv; level 0 is the totals' remainder.
+func (k *keywordIndex) count(lv int32, e *Entry, sign int32) {
+	if lv == 0 {
+		return
+	}
+	if k.levels == nil {
+		k.levels = map[int32]*levelStats{}
+	}
+	ls := k.levels[lv]
+	if ls == nil {
+		ls = &levelStats{df: map[int32]int32{}}
+		k.levels[lv] = ls
+	}
+	ls.docs += int(sign)
+	ls.totalLen += int64(sign) * int64(e.dl)
+	for _, t := range k.arena[e.tOff : e.tOff+e.tLen] {
+		if v := ls.df[t] + sign; v > 0 {
+			ls.df[t] = v
+		} else {
+			delete(ls.df, t)
+		}
+	}
+	if ls.docs <= 0 {
+		delete(k.levels, lv)
+	}
+}
+
+// setLevel counts the indexed entry at pos at its access level.
+func (k *keywordIndex) setLevel(pos int, e *Entry) {
+	for len(k.acct) <= pos {
+		k.acct = append(k.acct, 0)
+	}
+	lv := int32(min(e.AccessLevel, mnemo.MaxAccessLevel))
+	if k.acct[pos] == lv {
+		return
+	}
+	k.count(k.acct[pos], e, -1)
+	k.acct[pos] = lv
+	k.count(lv, e, 1)
+}
+
+// visible returns N, the total length and the access levels hidden from
+// a caller of clearance c (nil when it sees every record).
+func (k *keywordIndex) visible(c int) (docs int, totalLen int64, hidden []*levelStats) {
+	docs, totalLen = k.docs, k.totalLen
+	for lv, ls := range k.levels {
+		if int(lv) > c {
+			docs -= ls.docs
+			totalLen -= ls.totalLen
+			hidden = append(hidden, ls)
+		}
+	}
+	return docs, totalLen, hidden
+}
+
+// df returns the number of records holding term id that a caller who
+// cannot see the hidden levels sees.
+func (k *keywordIndex) df(id int32, hidden []*levelStats) int {
+	n := len(k.postings[id])
+	for _, ls := range hidden {
+		n -= int(ls.df[id])
+	}
+	return n
+}
+
+// Put is Upsert that also keeps the per-access-level keyword statistics
+// (see Keyword) when only the access level of a record changed. Stores
+// call it instead of Upsert.
+func (n *Namespace[K]) Put(key K, e Entry, emb, text []byte) {
+	n.Upsert(key, e, emb, text)
+	if i, ok := n.pos[key]; ok && n.ents[i].indexed {
+		n.kw.setLevel(i, &n.ents[i])
+	}
+}
+
+// CountLevels counts every indexed entry at its access level: a Loader
+// indexes text without knowing the levels, so stores call it after the
+// Loader's Close.
+func (n *Namespace[K]) CountLevels() {
+	for i := range n.ents {
+		if e := &n.ents[i]; e.indexed && (e.AccessLevel != 0 || (i < len(n.kw.acct) && n.kw.acct[i] != 0)) {
+			n.kw.setLevel(i, e)
+		}
+	}
 }
 
 // newKeywordIndex returns an index for about count records. Its tables are
@@ -99,8 +206,12 @@ func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 		length++
 	})
 	e.indexed, e.dl, e.tOff, e.tLen = true, int32(length), int32(len(k.arena)), 0
+	if len(k.acct) > pos {
+		k.acct[pos] = 0 // counted at its level below
+	}
 	if length == 0 {
 		k.docs++
+		k.setLevel(pos, e)
 		return
 	}
 	slices.Sort(k.scratch)
@@ -126,12 +237,17 @@ func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 	}
 	k.docs++
 	k.totalLen += int64(length)
+	k.setLevel(pos, e)
 }
 
 // unindex removes e's postings.
 func (k *keywordIndex) unindex(pos int, e *Entry) {
 	if !e.indexed {
 		return
+	}
+	if pos < len(k.acct) {
+		k.count(k.acct[pos], e, -1)
+		k.acct[pos] = 0
 	}
 	for _, t := range k.arena[e.tOff : e.tOff+e.tLen] {
 		ps := k.postings[t]
@@ -177,7 +293,8 @@ var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 // contribute the least.
 func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) []mnemo.Hit {
 	k := &idx.kw
-	if k.docs == 0 {
+	docs, totalLen, hidden := k.visible(c.clearance)
+	if docs <= 0 {
 		return nil
 	}
 	type qt struct {
@@ -186,8 +303,10 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	}
 	var qs []qt
 	for _, w := range terms {
-		if id, ok := k.terms[w]; ok && len(k.postings[id]) > 0 {
-			qs = append(qs, qt{id, len(k.postings[id])})
+		if id, ok := k.terms[w]; ok {
+			if df := k.df(id, hidden); df > 0 {
+				qs = append(qs, qt{id, df})
+			}
 		}
 	}
 	if len(qs) == 0 {
@@ -212,8 +331,8 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	}
 	scores := sc.scores
 	touched := sc.touched[:0]
-	N := float64(k.docs)
-	avg := float64(k.totalLen) / N
+	N := float64(docs)
+	avg := float64(totalLen) / N
 	if avg <= 0 {
 		avg = 1
 	}
@@ -284,17 +403,19 @@ func (h *kwHeap) Pop() any {
 	return x
 }
 
-// IDF returns the inverse document frequency of each term of terms that the
-// namespace holds, ln(1 + (N − n + 0.5)/(n + 0.5)) as in Keyword, and the
-// IDF a term held by no record would have.
-func (n *Namespace[K]) IDF(terms []string) (map[string]float64, float64) {
+// IDF returns the inverse document frequency of each term of terms,
+// ln(1 + (N − n + 0.5)/(n + 0.5)) over the records a caller of the
+// clearance sees, as in Keyword, and the IDF a term held by no record would
+// have.
+func (n *Namespace[K]) IDF(terms []string, clearance int) (map[string]float64, float64) {
 	k := &n.kw
-	N := float64(k.docs)
+	docs, _, hidden := k.visible(clearance)
+	N := float64(max(docs, 0))
 	out := make(map[string]float64, len(terms))
 	for _, t := range terms {
 		df := 0.0
 		if id, ok := k.terms[t]; ok {
-			df = float64(len(k.postings[id]))
+			df = float64(k.df(id, hidden))
 		}
 		out[t] = math.Log(1 + (N-df+0.5)/(df+0.5))
 	}

@@ -74,7 +74,7 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 			}
 			err = eachEntry(rows, func(e memindex.Entry, space string, emb []byte) {
 				if n := s.idx.ns[space]; n != nil {
-					n.Upsert(e.ID, e, emb, nil)
+					n.Put(e.ID, e, emb, nil)
 				}
 			})
 			if err != nil {
@@ -111,7 +111,7 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 			if err != nil {
 				return err
 			}
-			if err := eachEntry(rows, func(e memindex.Entry, _ string, emb []byte) { n.Upsert(e.ID, e, emb, nil) }); err != nil {
+			if err := eachEntry(rows, func(e memindex.Entry, _ string, emb []byte) { n.Put(e.ID, e, emb, nil) }); err != nil {
 				return err
 			}
 			s.idx.ns[ns] = n

@@ -69,10 +69,9 @@ type Options struct {
 // Store is a mnemo.Store on a PostgreSQL database. It is safe for
 // concurrent use.
 type Store struct {
-	pool  *pgxpool.Pool
-	now   func() time.Time
-	idx   *index
-	stats termStats
+	pool *pgxpool.Pool
+	now  func() time.Time
+	idx  *index
 }
 
 var (

@@ -262,3 +262,48 @@ func TestNUL(t *testing.T) {
 		t.Errorf("log retrieval of a hostile query: %v", err)
 	}
 }
+
+// TestPruneClearance: which query tokens the keyword search drops as too
+// common counts only the records the caller sees, so a flood of hidden
+// records holding a word changes nothing for a caller of lower clearance:
+// its hits equal those of a store holding only the records it sees.
+func TestPruneClearance(t *testing.T) {
+	defer postgres.SetPruneBudget(3)()
+	a, b := openNew(t), openNew(t)
+	defer a.Close()
+	defer b.Close()
+	visible := []*mnemo.Record{newRecord("p", "alpha field note", nil), newRecord("p", "beta gamma report", nil)}
+	for _, r := range visible {
+		c := *r
+		for _, s := range []*postgres.Store{a, b} {
+			r := c
+			if _, err := s.Insert(bg, []*mnemo.Record{&r}, "create", "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range 40 {
+		r := newRecord("p", fmt.Sprintf("beta secret %d", i), nil)
+		r.AccessLevel = 3
+		if _, err := a.Insert(bg, []*mnemo.Record{r}, "create", "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []*postgres.Store{a, b} {
+		if err := s.Exec(bg, "ANALYZE records"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := mnemo.Scope{Namespace: "p"}
+	got, err := a.Keyword(bg, sc, "alpha beta", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.Keyword(bg, sc, "alpha beta", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 2 {
+		t.Errorf("keyword hits at clearance 0 = %v, want %v (both visible records)", got, want)
+	}
+}

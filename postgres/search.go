@@ -22,7 +22,7 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	tokens, err := s.prune(ctx, tokens)
+	tokens, err := s.prune(ctx, sc, tokens)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: keyword: %w", err)
 	}

@@ -92,7 +92,7 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 				return err
 			}
 			if n := s.idx.ns[space]; n != nil {
-				n.Upsert(rowid, e, emb, text)
+				n.Put(rowid, e, emb, text)
 			}
 		}
 		err = rows.Err()
@@ -154,6 +154,7 @@ var pipelineMin = 2000
 // rows are being read (see memindex.Loader).
 func load(n *memindex.Namespace[int64], rows *sql.Rows, count int) error {
 	l := n.Load(count, count >= pipelineMin && runtime.GOMAXPROCS(0) >= 2)
+	defer n.CountLevels() // after Close: the Loader does not know the levels
 	defer l.Close()
 	var rowid int64
 	var space string

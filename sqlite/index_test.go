@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/storetest"
 	_ "modernc.org/sqlite"
 )
 
@@ -457,4 +458,24 @@ func TestRecordCache(t *testing.T) {
 	if n, size := small.cache.len(), small.cache.size; n == 0 || n >= 100 || size > 8<<10 {
 		t.Errorf("small cache holds %d records, %d bytes", n, size)
 	}
+}
+
+// TestClearanceStatisticsPipelined runs the clearance-statistics check with
+// the namespace loaded by the pipelined loader, which indexes text without
+// the records' access levels.
+func TestClearanceStatisticsPipelined(t *testing.T) {
+	defer func(m int) { pipelineMin = m }(pipelineMin)
+	pipelineMin = 1
+	dir := t.TempDir()
+	a, err := Open(context.Background(), Options{Path: filepath.Join(dir, "a.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(context.Background(), Options{Path: filepath.Join(dir, "b.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storetest.ClearanceStatistics(t, a, b)
 }

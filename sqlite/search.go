@@ -210,15 +210,16 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	return idx.Vector(q, memindex.Compile(sc, f, s.now()), n), nil
 }
 
-// IDF returns the inverse document frequency, in the namespace's keyword
-// index, of the stem of each word of text, and the IDF of an unseen term.
-func (s *Store) IDF(ctx context.Context, namespace, text string) (map[string]float64, float64, error) {
+// IDF returns the inverse document frequency, over the records of the
+// namespace that sc sees, of the stem of each word of text, and the IDF of
+// an unseen term.
+func (s *Store) IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error) {
 	terms := memindex.Terms(memindex.QueryTokens(text), maxQueryTokens)
-	idx, err := s.acquire(ctx, namespace)
+	idx, err := s.acquire(ctx, sc.Namespace)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: idf: %w", err)
 	}
 	defer s.idx.mu.RUnlock()
-	m, unseen := idx.IDF(terms)
+	m, unseen := idx.IDF(terms, sc.Clearance)
 	return m, unseen, nil
 }

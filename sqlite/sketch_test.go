@@ -82,7 +82,7 @@ func TestIDF(t *testing.T) {
 	if _, err := s.Insert(ctx, recs, "create", ""); err != nil {
 		t.Fatal(err)
 	}
-	idf, unseen, err := s.IDF(ctx, "idf", "relay kestrel")
+	idf, unseen, err := s.IDF(ctx, mnemo.Scope{Namespace: "idf"}, "relay kestrel")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,9 @@ type Options struct {
 	CacheBytes int64
 	// FTSKeyword makes Keyword rank with SQLite FTS5 instead of the
 	// in-memory BM25 index (for comparison; results differ slightly).
+	// FTS5's statistics count every record of the store, other namespaces
+	// and records above the caller's clearance included, so its scores
+	// leak them: it is for benchmarks and tests, never for serving.
 	FTSKeyword bool
 }
 

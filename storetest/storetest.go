@@ -54,6 +54,25 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Settings", testSettings},
 		{"Threads", testThreads},
 	}
+	pairs := []struct {
+		name string
+		fn   func(t *testing.T, a, b mnemo.Store)
+	}{
+		{"ClearanceStatistics", ClearanceStatistics},
+	}
+	for _, tt := range pairs {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := open(t), open(t)
+			t.Cleanup(func() {
+				for _, s := range []mnemo.Store{a, b} {
+					if err := s.Close(); err != nil {
+						t.Errorf("close: %v", err)
+					}
+				}
+			})
+			tt.fn(t, a, b)
+		})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := open(t)
@@ -1198,5 +1217,104 @@ func testThreads(t *testing.T, s mnemo.Store) {
 	}
 	if none, err := s.Threads(bg, mnemo.Scope{Namespace: "no-such-namespace"}); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("empty namespace: %v %v", none, err)
+	}
+}
+
+// ClearanceQueries are the keyword queries of ClearanceStatistics.
+var clearanceQueries = []string{
+	"vault pin", "vault", "pin 4711", "heron vault report", "report", "heron", "quarterly report vault heron pin",
+	"4711", "kestrel", "relay kestrel vault",
+}
+
+// ClearanceStatistics checks that a caller's keyword scores (and query-side IDF,
+// when the store has one) are exactly those of a store that holds only the
+// records it may see. a holds records at access levels 0 and 3 (some moved
+// between levels after they were written); b only the level-0 ones, written
+// in the same order. Nothing a clearance-0 caller gets from a may depend on
+// the level-3 words.
+func ClearanceStatistics(t *testing.T, a, b mnemo.Store) {
+	const ns = "stats"
+	type spec struct {
+		text  string
+		level int // the level it is written at
+		final int // and the level it ends at
+		gone  bool
+	}
+	specs := []spec{
+		{"heron vault report for the quarter", 0, 0, false},
+		{"the vault pin is 4711", 3, 3, false},
+		{"vault vault vault access log", 3, 3, false},
+		{"quarterly report on heron nesting", 0, 0, false},
+		{"relay kestrel notes", 3, 0, false},                                                               // lowered: visible in the end
+		{"kestrel vault checklist, a long text about the vault and the relay and more words", 0, 3, false}, // raised: hidden
+		{"pin rotation procedure, report 4711", 3, 3, false},
+		{"old heron report, forgotten", 0, 0, true},
+		{"an unrelated note about lunch", 0, 0, false},
+		{"vault heron heron", 3, 3, false},
+	}
+	for i, sp := range specs {
+		r := rec(ns, sp.text)
+		r.CreatedAt = base.Add(time.Duration(i) * time.Minute)
+		r.UpdatedAt, r.ValidFrom = r.CreatedAt, r.CreatedAt
+		r.AccessLevel = sp.level
+		r.Embedding = vec(700 + i)
+		insert(t, a, r)
+		if sp.final != sp.level || sp.gone {
+			r.AccessLevel = sp.final
+			if sp.gone {
+				d := r.CreatedAt.Add(time.Second)
+				r.DeletedAt = &d
+			}
+			if err := a.Update(bg, r, "update", "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sp.final == 0 {
+			c := *r
+			c.AccessLevel, c.DeletedAt = 0, nil
+			insert(t, b, &c)
+			if sp.gone {
+				c.DeletedAt = r.DeletedAt
+				if err := b.Update(bg, &c, "update", "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	low := mnemo.Scope{Namespace: ns, Clearance: 0}
+	for _, q := range clearanceQueries {
+		got, err := a.Keyword(bg, low, q, mnemo.Filter{}, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Keyword(bg, low, q, mnemo.Filter{}, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Keyword %q at clearance 0 = %v, want %v (a store holding only the visible records)", q, got, want)
+		}
+	}
+	type idfer interface {
+		IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error)
+	}
+	ia, ok1 := a.(idfer)
+	ib, ok2 := b.(idfer)
+	if ok1 && ok2 {
+		for _, q := range clearanceQueries {
+			ga, ua, err1 := ia.IDF(bg, low, q)
+			gb, ub, err2 := ib.IDF(bg, low, q)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !maps.Equal(ga, gb) || ua != ub {
+				t.Errorf("IDF %q at clearance 0 = %v (unseen %v), want %v (unseen %v)", q, ga, ua, gb, ub)
+			}
+		}
+	}
+	// A caller of full clearance sees the level-3 words.
+	all := mnemo.Scope{Namespace: ns, Clearance: 3}
+	if hits, err := a.Keyword(bg, all, "4711", mnemo.Filter{}, 20); err != nil || len(hits) != 2 {
+		t.Errorf("Keyword 4711 at clearance 3 = %v %v, want both level-3 records", hits, err)
 	}
 }
