@@ -22,10 +22,10 @@ type Namespace[K comparable] struct {
 	// signs holds the sketch (see sketch) of every vector of dimension
 	// sketchDim, at Entry.sk: what Vector scans before rescoring exactly.
 	signs     []uint64
-	sketching bool    // sketches are built (the namespace reached sketchMin)
-	building  bool    // a background build of the sketches is running
-	puts      uint64  // writes so far: a background build is stale if it moved
-	skEnt     []int32 // sketch slot -> entry position
+	sketching bool         // sketches are built and kept current by every write
+	build     *sketchBuild // the background build of the sketches, while it runs
+	builds    int          // full builds of the sketches so far
+	skEnt     []int32      // sketch slot -> entry position
 	sketchDim int
 	sketchBuf []float32
 	kw        keywordIndex
@@ -86,8 +86,10 @@ func (n *Namespace[K]) Upsert(key K, e Entry, emb, text []byte) {
 // set already (or are set by a Loader).
 func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 	dim := len(emb) / 4
-	n.puts++
 	i, ok := n.pos[key]
+	if ok {
+		n.build.touch(i)
+	}
 	e.sk = -1
 	if ok {
 		e.sk = n.ents[i].sk // reuse the sketch slot
@@ -142,6 +144,7 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 // from ByID.
 func (n *Namespace[K]) Remove(key K) {
 	if i, ok := n.pos[key]; ok {
+		n.build.touch(i)
 		e := &n.ents[i]
 		n.kw.unindex(i, e)
 		if j, ok := n.byID[e.ID]; ok && j == i {
@@ -246,19 +249,24 @@ func (l *Loader[K]) Close() {
 // Sketch starts or runs the build of the sign sketches once the
 // namespace is large enough to search through them: synchronously from
 // sketchMin entries, in the background from sketchAsyncMin. It runs under
-// the write lock mu, which the background build takes in turn.
+// the write lock mu, which the background build takes in turn. A build
+// happens once: from then on every write keeps the sketches current, and
+// writes made while a background build runs are caught up when it is
+// installed. Until then searches scan every vector.
 func (n *Namespace[K]) Sketch(mu *sync.RWMutex) {
-	if n.sketching {
+	if n.sketching || n.build != nil {
 		return
 	}
 	switch {
 	case len(n.ents) >= sketchMin:
 		n.BuildSketches()
-	case len(n.ents) >= sketchAsyncMin && !n.building:
+	case len(n.ents) >= sketchAsyncMin:
 		// Worth having, but not worth delaying this call for: a
 		// one-shot process exits before it would pay off.
-		n.building = true
-		go n.buildSketchesAsync(mu)
+		b := &sketchBuild{count: len(n.ents)}
+		n.build = b
+		n.builds++
+		go n.buildSketchesAsync(mu, b)
 	}
 }
 
@@ -268,6 +276,9 @@ func (n *Namespace[K]) Sketching() bool { return n.sketching }
 // BuildSketches computes the sketch of every vector now; writes keep them
 // current from then on.
 func (n *Namespace[K]) BuildSketches() {
+	n.build = nil // a background build in flight is dropped
+	n.builds++
+	n.signs, n.skEnt, n.sketchDim = n.signs[:0], n.skEnt[:0], 0
 	n.sketching = true
 	for i := range n.ents {
 		e := &n.ents[i]
@@ -278,45 +289,112 @@ func (n *Namespace[K]) BuildSketches() {
 	}
 }
 
-// buildSketchesAsync computes the sketches of n under the read lock (so
-// searches go on) and installs them under the write lock, unless a write
-// changed the namespace meanwhile: then a later Sketch tries again.
-func (n *Namespace[K]) buildSketchesAsync(mu *sync.RWMutex) {
-	mu.RLock()
-	start, count, dim := n.puts, len(n.ents), 0
-	for i := range n.ents {
-		if n.ents[i].dim > 0 {
-			dim = n.ents[i].dim
-			break
-		}
-	}
-	words := sketchWords(dim)
-	sks := make([]int, count)
-	signs := make([]uint64, 0, count*words)
-	skEnt := make([]int32, 0, count)
-	buf := make([]float32, words*64)
-	for i := range n.ents {
-		e := &n.ents[i]
-		sks[i] = -1
-		if dim > 0 && e.dim == dim {
-			sks[i] = len(signs)
-			signs = append(signs, make([]uint64, words)...)
-			sketch(n.vecs[e.off:e.off+e.dim], signs[sks[i]:sks[i]+words], buf)
-			skEnt = append(skEnt, int32(i))
-		}
-	}
-	mu.RUnlock()
+// sketchBuild is a background build of the sketches. It sketches the
+// first count entries, a chunk at a time under the read lock; the
+// positions among them written meanwhile are noted in dirty, and they and
+// the entries appended since are sketched when the build is installed.
+type sketchBuild struct {
+	count int
+	dirty []int
+	sks   []int // entry position -> sketch slot, -1 = none
+	signs []uint64
+	skEnt []int32
+	dim   int
+	buf   []float32
+	next  int // the next position to sketch
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	n.building = false
-	if dim == 0 || n.sketching || n.puts != start || len(n.ents) != count {
-		return
+// sketchChunk is how many entries a background build sketches per hold of
+// the read lock: about a millisecond, which a waiting write may be delayed by.
+const sketchChunk = 64
+
+// touch notes that entry position i changed; b may be nil (no build runs).
+func (b *sketchBuild) touch(i int) {
+	if b != nil && i < b.count {
+		b.dirty = append(b.dirty, i)
 	}
-	for i, sk := range sks {
+}
+
+// step sketches the next chunk of entries, under the read lock, and
+// reports whether every entry of the snapshot is done.
+func (b *sketchBuild) step(vecs []float32, ents []Entry) bool {
+	if b.sks == nil {
+		for i := range b.count {
+			if ents[i].dim > 0 {
+				b.dim = ents[i].dim
+				break
+			}
+		}
+		words := sketchWords(b.dim)
+		b.sks = make([]int, b.count)
+		b.signs = make([]uint64, 0, b.count*words)
+		b.skEnt = make([]int32, 0, b.count)
+		b.buf = make([]float32, words*64)
+	}
+	words := sketchWords(b.dim)
+	end := min(b.next+sketchChunk, b.count)
+	for i := b.next; i < end; i++ {
+		e := &ents[i]
+		b.sks[i] = -1
+		if b.dim > 0 && e.dim == b.dim {
+			b.sks[i] = len(b.signs)
+			b.signs = append(b.signs, make([]uint64, words)...)
+			sketch(vecs[e.off:e.off+e.dim], b.signs[b.sks[i]:b.sks[i]+words], b.buf)
+			b.skEnt = append(b.skEnt, int32(i))
+		}
+	}
+	b.next = end
+	return b.next >= b.count
+}
+
+// install makes the sketches of b the namespace's, under the write lock:
+// the entries written while it ran are sketched again, those appended
+// since are sketched for the first time.
+func (n *Namespace[K]) install(b *sketchBuild) {
+	n.build = nil
+	for i, sk := range b.sks {
 		n.ents[i].sk = sk
 	}
-	n.signs, n.skEnt, n.sketchDim, n.sketchBuf, n.sketching = signs, skEnt, dim, buf, true
+	n.signs, n.skEnt, n.sketchDim, n.sketchBuf = b.signs, b.skEnt, b.dim, b.buf
+	n.sketching = true
+	for _, i := range b.dirty {
+		n.resketch(i)
+	}
+	for i := b.count; i < len(n.ents); i++ {
+		n.ents[i].sk = -1
+		n.resketch(i)
+	}
+}
+
+// resketch brings the sketch of entry position i up to date with its vector.
+func (n *Namespace[K]) resketch(i int) {
+	e := &n.ents[i]
+	if e.dim == 0 {
+		e.sk = -1
+		return
+	}
+	e.sk = n.setSketch(e.sk, n.vecs[e.off:e.off+e.dim], i)
+}
+
+// buildSketchesAsync runs build b: it sketches the entries a chunk at a
+// time under the read lock (so searches and writes go on in between) and
+// installs the sketches under the write lock, unless b was dropped
+// meanwhile.
+func (n *Namespace[K]) buildSketchesAsync(mu *sync.RWMutex, b *sketchBuild) {
+	for done := false; !done; {
+		mu.RLock()
+		if n.build != b {
+			mu.RUnlock()
+			return
+		}
+		done = b.step(n.vecs, n.ents)
+		mu.RUnlock()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n.build == b {
+		n.install(b)
+	}
 }
 
 // setSketch stores the sketch of v (the vector of entry ent) and returns
