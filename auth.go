@@ -14,15 +14,23 @@ import (
 // Role says what an API key may do inside its namespaces.
 type Role string
 
-// The roles, from least to most powerful.
+// The roles, from least to most powerful; RoleMetrics stands apart.
 const (
 	RoleRead  Role = "read"  // recall, digest, list, show, history, export
 	RoleWrite Role = "write" // read plus remember, update, forget, restore, import
-	RoleAdmin Role = "admin" // write plus administration
+	RoleAdmin Role = "admin" // write plus administration (and /metrics)
+	// RoleMetrics may read the server's /metrics and nothing else: no
+	// record of any namespace.
+	RoleMetrics Role = "metrics"
 )
 
 // Valid reports whether r is a known role.
-func (r Role) Valid() bool { return r == RoleRead || r == RoleWrite || r == RoleAdmin }
+func (r Role) Valid() bool {
+	return r == RoleRead || r == RoleWrite || r == RoleAdmin || r == RoleMetrics
+}
+
+// CanReadMetrics reports whether r may read the server's metrics.
+func (r Role) CanReadMetrics() bool { return r == RoleAdmin || r == RoleMetrics }
 
 // CanWrite reports whether r may change records.
 func (r Role) CanWrite() bool { return r == RoleWrite || r == RoleAdmin }
@@ -72,9 +80,9 @@ func (k *APIKey) ResolveNamespace(requested string) (string, error) {
 // Validate checks a key before it is stored.
 func (k *APIKey) Validate() error {
 	if !k.Role.Valid() {
-		return Errorf(EINVALID, "unknown role %q (want read, write or admin)", k.Role)
+		return Errorf(EINVALID, "unknown role %q (want read, write, admin or metrics)", k.Role)
 	}
-	if len(k.Namespaces) == 0 {
+	if len(k.Namespaces) == 0 && k.Role != RoleMetrics {
 		return Errorf(EINVALID, "a key needs at least one namespace")
 	}
 	for _, ns := range k.Namespaces {

@@ -3,20 +3,24 @@ package mnemo
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 )
 
 // Error codes. Every error that crosses a package boundary carries one of
 // these, so each transport can map it to a status in a single table.
 const (
-	ECONFLICT     = "conflict"          // the write conflicts with stored state
-	EINTERNAL     = "internal"          // a fault inside mnemo; details are never shown to clients
-	EINVALID      = "invalid"           // the input failed validation
-	ENOTFOUND     = "not_found"         // the record (or namespace) does not exist or is not visible
-	EUNAUTHORIZED = "unauthorized"      // no or bad credentials
-	EFORBIDDEN    = "forbidden"         // credentials valid, action not allowed
-	ETOOLARGE     = "too_large"         // body or text over a configured limit
-	ERATELIMIT    = "rate_limited"      // too many requests
-	EMISMATCH     = "embedder_mismatch" // store was built by another embedder
+	ECONFLICT     = "conflict"               // the write conflicts with stored state
+	EINTERNAL     = "internal"               // a fault inside mnemo; details are never shown to clients
+	EINVALID      = "invalid"                // the input failed validation
+	ENOTFOUND     = "not_found"              // the record (or namespace) does not exist or is not visible
+	EUNAUTHORIZED = "unauthorized"           // no or bad credentials
+	EFORBIDDEN    = "forbidden"              // credentials valid, action not allowed
+	ETOOLARGE     = "too_large"              // body or text over a configured limit
+	ERATELIMIT    = "rate_limited"           // too many requests
+	EMISMATCH     = "embedder_mismatch"      // store was built by another embedder
+	EUNAVAILABLE  = "unavailable"            // the store cannot take writes now (disk full, read-only, unreachable)
+	EMEDIATYPE    = "unsupported_media_type" // a request body that is not of the media type the route takes
 )
 
 // Error is mnemo's coded error. Message is safe to show to a user.
@@ -33,8 +37,9 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
-// for any other non-nil error, and "" for nil.
+// ErrorCode returns the code of the first *Error in err's chain,
+// EUNAVAILABLE for a StorageFault, EINTERNAL for any other non-nil error,
+// and "" for nil.
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
@@ -42,6 +47,9 @@ func ErrorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if StorageFault(err) {
+		return EUNAVAILABLE
 	}
 	return EINTERNAL
 }
@@ -56,5 +64,41 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &e) {
 		return e.Message
 	}
+	if StorageFault(err) {
+		return UnavailableMessage
+	}
 	return "internal error"
+}
+
+// UnavailableMessage is the message of a StorageFault.
+const UnavailableMessage = "the store cannot take writes right now (disk full, read-only or unreachable): try again later"
+
+// StorageFault reports whether err says the store cannot take writes right
+// now: the disk is full, the file or file system is read-only, or the
+// database refuses writes or connections. It recognises the operating
+// system's errors and, without importing them, the errors of database
+// drivers that expose a SQLite result code (Code() int) or a PostgreSQL
+// SQLSTATE (SQLState() string).
+func StorageFault(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		switch lite.Code() & 0xff { // the primary result code
+		case 8, 10, 13, 14: // SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN
+			return true
+		}
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		st := pg.SQLState()
+		// 53: insufficient resources (53100 disk full); 25006: read-only
+		// transaction; 57P0x: shutdown, cannot connect now; 08: connection.
+		return strings.HasPrefix(st, "53") || st == "25006" || strings.HasPrefix(st, "57P0") || strings.HasPrefix(st, "08")
+	}
+	return false
 }

@@ -17,23 +17,65 @@ import (
 
 // Export writes every record of the namespace visible to the caller —
 // forgotten and superseded ones included — as JSONL, oldest first. It
-// returns the number of records written.
+// returns the number of records written. It streams: memory stays within
+// a page of records (and one id per page), whatever the namespace's size.
 func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Writer) (int, error) {
 	sc := scopeOf(c, ns)
-	all, err := s.listAll(ctx, sc, mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true})
-	if err != nil {
-		return 0, err
+	const pageSize = 500
+	opt := mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true, Limit: pageSize}
+	// The store lists newest first: note where each page ends, then write
+	// the pages from the last to the first, each reversed.
+	bounds := []string{""} // bounds[i]: the id page i starts below ("" = the top)
+	for {
+		page, err := s.store.List(ctx, sc, opt)
+		if err != nil {
+			return 0, err
+		}
+		if len(page) < pageSize {
+			break
+		}
+		opt.After = page[len(page)-1].ID
+		bounds = append(bounds, opt.After)
 	}
-	slices.Reverse(all)
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for _, r := range all {
-		if err := enc.Encode(r); err != nil {
-			return 0, err
+	n := 0
+	for i := len(bounds) - 1; i >= 0; i-- {
+		// Page i: ids below bounds[i] and at or above bounds[i+1].
+		lo := ""
+		if i+1 < len(bounds) {
+			lo = bounds[i+1]
+		}
+		var recs []*mnemo.Record
+		opt.After = bounds[i]
+		for {
+			page, err := s.store.List(ctx, sc, opt)
+			if err != nil {
+				return n, err
+			}
+			done := len(page) < pageSize
+			for _, r := range page {
+				if lo != "" && r.ID < lo {
+					done = true
+					break
+				}
+				recs = append(recs, r)
+			}
+			if done || len(page) == 0 {
+				break
+			}
+			opt.After = page[len(page)-1].ID
+		}
+		slices.Reverse(recs)
+		for _, r := range recs {
+			if err := enc.Encode(r); err != nil {
+				return n, err
+			}
+			n++
 		}
 	}
-	return len(all), bw.Flush()
+	return n, bw.Flush()
 }
 
 // ImportResult says what an import did.

@@ -13,12 +13,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
@@ -125,21 +128,70 @@ func New(svc *engine.Service, opt Options) *mcp.Server {
 	return srv
 }
 
-// NewHTTPHandler serves srv over the streamable HTTP transport. The SDK's
-// DNS-rebinding protection stays on: a request that reaches a loopback
-// listener must name a loopback host (localhost, 127.0.0.1, [::1]).
-func NewHTTPHandler(srv *mcp.Server, logger *slog.Logger, maxBody int64) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Logger:              logger,
-		MaxRequestBodyBytes: maxBody,
-		SessionTimeout:      30 * time.Minute,
+// HTTPOptions configures NewHTTPHandler.
+type HTTPOptions struct {
+	Logger  *slog.Logger // nil discards logs
+	MaxBody int64        // bound of a request body; 0 means the SDK's
+	// Owner names who makes a request (an API key id, or "local"): a
+	// session answers only requests of the owner that opened it (others
+	// get 403), so knowing a session id is not enough to use or end it.
+	// Nil leaves sessions unbound.
+	Owner func(*http.Request) string
+}
+
+// NewHTTPHandler serves srv over the streamable HTTP transport. Host and
+// Origin are the caller's to check (the server checks them for every
+// route), so the SDK's own loopback-only Host check is off.
+func NewHTTPHandler(srv *mcp.Server, opt HTTPOptions) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Logger:                     opt.Logger,
+		MaxRequestBodyBytes:        opt.MaxBody,
+		SessionTimeout:             30 * time.Minute,
+		DisableLocalhostProtection: true,
+	})
+	if opt.Owner == nil {
+		return h
+	}
+	// The SDK binds a session to the TokenInfo.UserID of the request that
+	// opened it; the bearer middleware is the way to attach one.
+	const localToken = "mnemo-local-session"
+	bound := auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: opt.Owner(r)}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	// The local user sends no key: lend it a placeholder for the middleware
+	// and take it away again before the SDK sees the request.
+	strip := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer "+localToken {
+			r = r.Clone(r.Context())
+			r.Header.Del("Authorization")
+		}
+		h.ServeHTTP(w, r)
+	})
+	withOwner := bound(strip)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+localToken)
+		}
+		withOwner.ServeHTTP(w, r)
 	})
 }
 
 // ServeStdio runs srv over stdin/stdout until the client disconnects or ctx ends.
 func ServeStdio(ctx context.Context, srv *mcp.Server) error {
-	err := srv.Run(ctx, &mcp.StdioTransport{})
-	if err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
+	return ServeIO(ctx, srv, os.Stdin, os.Stdout)
+}
+
+// ServeIO runs srv over newline-delimited JSON-RPC on in and out. A line
+// that is not a JSON-RPC message gets a JSON-RPC error answer (-32700 parse
+// error, -32600 invalid request) and the session goes on.
+func ServeIO(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
+	lw := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(filterFrames(in, pw, lw)) }()
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{lw}})
+	_ = pr.Close()
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF")) {
 		return nil
 	}
 	return err
@@ -160,7 +212,7 @@ func wrap[In any](s *server, tool string, h handler[In]) mcp.ToolHandlerFor[In, 
 		code := "ok"
 		if err != nil {
 			code = mnemo.ErrorCode(err)
-			if code == mnemo.EINTERNAL {
+			if code == mnemo.EINTERNAL || code == mnemo.EUNAVAILABLE {
 				s.log.Error("mcp tool failed", "tool", tool, "err", err)
 			}
 			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{

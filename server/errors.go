@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -19,6 +22,8 @@ var statusOf = map[string]int{
 	mnemo.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	mnemo.ERATELIMIT:    http.StatusTooManyRequests,
 	mnemo.EMISMATCH:     http.StatusInternalServerError, // a server configuration fault; its message is safe
+	mnemo.EUNAVAILABLE:  http.StatusServiceUnavailable,  // disk full, read-only or unreachable store
+	mnemo.EMEDIATYPE:    http.StatusUnsupportedMediaType,
 	mnemo.EINTERNAL:     http.StatusInternalServerError,
 }
 
@@ -46,9 +51,16 @@ type ErrorDetail struct {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := mnemo.ErrorCode(err)
 	msg := mnemo.ErrorMessage(err)
-	if code == mnemo.EINTERNAL {
+	switch code {
+	case mnemo.EINTERNAL:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error"
+	case mnemo.EUNAVAILABLE:
+		s.log.Error("store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.ready.failed(s.cfg.Now())
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", "30")
+		}
 	}
 	if code == mnemo.ERATELIMIT && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
@@ -94,4 +106,37 @@ func trimJSONPrefix(s string) string {
 		return s[len(p):]
 	}
 	return s
+}
+
+// readiness remembers whether the store takes writes: a write that failed
+// for want of disk or permission makes /readyz false until a probe write
+// (at most one per ReadyTTL) succeeds again.
+type readiness struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+	set bool
+}
+
+func (rd *readiness) failed(now time.Time) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	rd.at, rd.err, rd.set = now, mnemo.Errorf(mnemo.EUNAVAILABLE, "%s", mnemo.UnavailableMessage), true
+}
+
+// check returns the last outcome, probing with a small write when it is
+// older than ReadyTTL.
+func (rd *readiness) check(ctx context.Context, s *Server) error {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	now := s.cfg.Now()
+	if rd.set && now.Sub(rd.at) < s.cfg.ReadyTTL && !now.Before(rd.at) {
+		return rd.err
+	}
+	err := s.svc.Store().SetSetting(ctx, "server/ready-probe", now.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		s.log.Error("readiness: the store cannot write", "err", err)
+	}
+	rd.at, rd.err, rd.set = now, err, true
+	return err
 }

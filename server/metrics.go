@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // latencyBuckets are the upper bounds (seconds) of the latency histograms.
@@ -74,32 +76,82 @@ func (m *metrics) observeTool(tool string, d time.Duration, code string) {
 	h.observe(d.Seconds())
 }
 
+// handleMetrics serves the metrics. With keys it needs a key of role
+// metrics or admin; an admin key sees the record counts of its own
+// namespaces only. Counts come from a cache (MetricsTTL), so scrapes cost
+// the store nothing most of the time.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	s.metrics.write(w)
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	defer cancel()
-	st := s.svc.Store()
-	nss, err := st.Namespaces(ctx)
+	p, k, err := s.authenticateRequest(r, false)
+	if err == nil && !p.Role.CanReadMetrics() {
+		err = mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: /metrics needs role metrics or admin", p.Role)
+	}
 	if err != nil {
-		s.log.Error("metrics: namespaces", "err", err)
+		if mnemo.ErrorCode(err) == mnemo.EUNAUTHORIZED {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+		}
+		s.refuse(w, r, err)
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	counts, err := s.counts.get(ctx, s)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.metrics.write(w)
 	fmt.Fprintln(w, "# HELP mnemo_records Live records per namespace.")
 	fmt.Fprintln(w, "# TYPE mnemo_records gauge")
 	total := 0
+	for _, c := range counts {
+		if k != nil && k.Role != mnemo.RoleMetrics && !k.Allows(c.ns) {
+			continue
+		}
+		total += c.n
+		fmt.Fprintf(w, "mnemo_records{namespace=%s} %d\n", quote(c.ns), c.n)
+	}
+	fmt.Fprintln(w, "# HELP mnemo_records_total_live Live records in the namespaces shown.")
+	fmt.Fprintln(w, "# TYPE mnemo_records_total_live gauge")
+	fmt.Fprintf(w, "mnemo_records_total_live %d\n", total)
+}
+
+type nsCount struct {
+	ns string
+	n  int
+}
+
+// countCache holds the per-namespace record counts of /metrics.
+type countCache struct {
+	mu     sync.Mutex
+	at     time.Time
+	counts []nsCount
+}
+
+// get returns the counts, recounting when they are older than MetricsTTL;
+// concurrent scrapes share one recount.
+func (c *countCache) get(ctx context.Context, s *Server) ([]nsCount, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := s.cfg.Now()
+	if c.counts != nil && now.Sub(c.at) < s.cfg.MetricsTTL && !now.Before(c.at) {
+		return c.counts, nil
+	}
+	st := s.svc.Store()
+	nss, err := st.Namespaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: namespaces: %w", err)
+	}
+	out := make([]nsCount, 0, len(nss))
 	for _, ns := range nss {
 		n, err := st.Count(ctx, ns)
 		if err != nil {
-			s.log.Error("metrics: count", "namespace", ns, "err", err)
-			continue
+			return nil, fmt.Errorf("metrics: count %s: %w", ns, err)
 		}
-		total += n
-		fmt.Fprintf(w, "mnemo_records{namespace=%s} %d\n", quote(ns), n)
+		out = append(out, nsCount{ns, n})
 	}
-	fmt.Fprintln(w, "# HELP mnemo_records_total_live Live records in the store, all namespaces.")
-	fmt.Fprintln(w, "# TYPE mnemo_records_total_live gauge")
-	fmt.Fprintf(w, "mnemo_records_total_live %d\n", total)
+	c.counts, c.at = out, now
+	return out, nil
 }
 
 func (m *metrics) write(w io.Writer) {

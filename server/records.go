@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,16 +70,24 @@ func (s *Server) routesV1() {
 	s.handle("GET /v1/threads", true, s.handleThreads)
 }
 
-// readBody reads a body up to limit bytes and checks that it is UTF-8.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// readBody reads a body up to limit bytes within timeout and checks that it
+// is UTF-8; once it is read, the connection has no read deadline left.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, mnemo.Errorf(mnemo.ETOOLARGE, "request body is over the limit of %d bytes", limit)
 		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "the request body did not arrive within %s", timeout)
+		}
 		return nil, mnemo.Errorf(mnemo.EINVALID, "cannot read the request body")
 	}
+	_ = rc.SetReadDeadline(time.Time{})
 	if !utf8.Valid(b) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "request body is not valid UTF-8")
 	}
@@ -88,7 +97,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 // decode reads a strict JSON body into v: unknown fields, trailing data,
 // invalid UTF-8 and oversized bodies are errors.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	b, err := readBody(w, r, s.cfg.MaxBody)
+	b, err := readBody(w, r, s.cfg.MaxBody, s.cfg.BodyTimeout)
 	if err != nil {
 		return err
 	}
@@ -369,19 +378,15 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "export takes no query parameters"))
 		return
 	}
-	// Export into memory first so that a failure is a proper error response,
-	// not a truncated stream.
-	var buf bytes.Buffer
-	n, err := s.svc.Export(r.Context(), p.Caller, p.Namespace, &buf)
-	if err != nil {
-		s.writeError(w, r, err)
+	release, ok := s.exports.acquire(exporter(p, r))
+	if !ok {
+		w.Header().Set("Retry-After", "5")
+		s.writeError(w, r, mnemo.Errorf(mnemo.ERATELIMIT,
+			"%d exports of this key are running: retry when one has finished", s.cfg.MaxExports))
 		return
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Mnemo-Record-Count", strconv.Itoa(n))
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(http.StatusOK)
-	_, _ = buf.WriteTo(w)
+	defer release()
+	s.streamExport(w, r, p)
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
@@ -389,7 +394,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := readBody(w, r, s.cfg.MaxImportBody)
+	b, err := readBody(w, r, s.cfg.MaxImportBody, s.cfg.ImportTimeout)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -52,6 +52,30 @@ type Config struct {
 	// ShutdownTimeout bounds how long Run waits for in-flight requests (default 30s).
 	ShutdownTimeout time.Duration
 	Version         string
+
+	// AllowedHosts are the Host names (or HOST:PORT) accepted besides
+	// localhost, loopback addresses and the address a request arrived on;
+	// a name starting with "." also accepts its subdomains, and "*" accepts
+	// any Host. Any other Host is refused (403), which defeats DNS rebinding.
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
+	// cross-origin requests are accepted, with CORS headers. Any other
+	// cross-origin browser request is refused (403).
+	AllowedOrigins []string
+	// BodyTimeout bounds reading a request body (default 30s; JSONL imports
+	// get ImportTimeout, default 5 minutes). A slower client gets its
+	// connection closed.
+	BodyTimeout   time.Duration
+	ImportTimeout time.Duration
+	// MaxExports bounds the exports one key (one client address without
+	// keys) runs at once (default 2); more get 429 with Retry-After.
+	MaxExports int
+	// MetricsTTL is how long /metrics reuses its per-namespace record counts
+	// (default 15s); ReadyTTL how long /readyz reuses its write probe (default 10s).
+	MetricsTTL time.Duration
+	ReadyTTL   time.Duration
+	// Now is the clock of the caches above (default time.Now).
+	Now func() time.Time
 }
 
 // Server serves mnemo over HTTP.
@@ -67,10 +91,17 @@ type Server struct {
 
 	keyCount  atomic.Int64 // cached number of active keys
 	keyCheck  atomic.Int64 // unix nanos of the last refresh
+	keyed     atomic.Bool  // set once a key was seen: the server never serves without one again
 	keyMu     sync.Mutex
 	stopping  atomic.Bool
 	streamsMu sync.Mutex
 	streams   map[*streamCancel]struct{}
+
+	hosts    hostList
+	origins  map[string]bool
+	exports  *slots
+	counts   countCache
+	ready    readiness
 }
 
 type streamCancel struct{ cancel context.CancelFunc }
@@ -92,9 +123,44 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
+	if cfg.ImportTimeout <= 0 {
+		cfg.ImportTimeout = 5 * time.Minute
+	}
+	if cfg.MaxExports <= 0 {
+		cfg.MaxExports = 2
+	}
+	if cfg.MetricsTTL <= 0 {
+		cfg.MetricsTTL = 15 * time.Second
+	}
+	if cfg.ReadyTTL <= 0 {
+		cfg.ReadyTTL = 10 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{svc: cfg.Service, keys: cfg.Keys, log: cfg.Logger, cfg: cfg, mux: http.NewServeMux(),
-		metrics: newMetrics(), streams: map[*streamCancel]struct{}{}}
+		metrics: newMetrics(), streams: map[*streamCancel]struct{}{}, exports: newSlots(cfg.MaxExports)}
+	var err error
+	if s.hosts, err = parseHosts(cfg.AllowedHosts); err != nil {
+		return nil, err
+	}
+	if s.origins, err = parseOrigins(cfg.AllowedOrigins); err != nil {
+		return nil, err
+	}
 	s.keyCount.Store(-1)
+	// A server that starts with keys stays keyed, whatever happens to them.
+	if cfg.Keys != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		n, err := cfg.Keys.ActiveKeys(ctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("server: counting API keys: %w", err)
+		}
+		s.keyed.Store(n > 0)
+	}
 	if cfg.Rate > 0 {
 		s.limiter = newLimiter(cfg.Rate, cfg.Burst)
 	}
@@ -110,22 +176,41 @@ func New(cfg Config) (*Server, error) {
 		Logger:   cfg.Logger,
 		Version:  cfg.Version,
 	})
-	mh := http.NewCrossOriginProtection().Handler(mcpserver.NewHTTPHandler(mcpSrv, cfg.Logger, cfg.MaxBody))
+	// Host, Origin and Content-Type are checked for every route in Handler;
+	// the SDK binds each session to the key that opened it.
+	mh := mcpserver.NewHTTPHandler(mcpSrv, mcpserver.HTTPOptions{Logger: cfg.Logger, MaxBody: cfg.MaxBody,
+		Owner: func(r *http.Request) string { return owner(principal(r.Context())) }})
 	for _, m := range []string{"POST", "GET", "DELETE"} {
 		s.handle(m+" /mcp", true, s.mcpHandler(mh))
 	}
 	return s, nil
 }
 
+// owner names the holder of an MCP session: the key, or the local user.
+func owner(p mnemo.Principal) string {
+	if p.KeyID == "" {
+		return "local"
+	}
+	return p.KeyID
+}
+
 // Routes returns every registered route pattern ("METHOD /path").
 func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
 
-// Handler returns the root HTTP handler (routes, auth, limits, metrics, logs).
+// Handler returns the root HTTP handler (host, origin and media type
+// checks, routes, auth, limits, metrics, logs).
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		s.mux.ServeHTTP(sw, r)
+		if hasBody(r) {
+			// Bound the time to read a body; readBody lifts the bound once
+			// the body is in, so long answers (MCP streams) are not cut.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+		}
+		if s.guard(sw, r) {
+			s.mux.ServeHTTP(sw, r)
+		}
 		route := r.Pattern
 		if route == "" {
 			route = "unmatched"
@@ -146,20 +231,22 @@ func (s *Server) handle(pattern string, auth bool, h http.HandlerFunc) {
 		return
 	}
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.authenticate(r.Context(), r.Header)
+		// Authentication reads headers only: a refused request never has
+		// its body read.
+		p, k, err := s.authenticateRequest(r, true)
 		if err != nil {
 			if mnemo.ErrorCode(err) == mnemo.EUNAUTHORIZED {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
 			}
-			s.writeError(w, r, err)
+			s.refuse(w, r, err)
 			return
 		}
 		if wait, ok := s.allow(p, r); !ok {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait/time.Second)+1))
-			s.writeError(w, r, mnemo.Errorf(mnemo.ERATELIMIT, "too many requests: retry in %s", wait.Round(time.Millisecond)))
+			s.refuse(w, r, mnemo.Errorf(mnemo.ERATELIMIT, "too many requests: retry in %s", wait.Round(time.Millisecond)))
 			return
 		}
-		h(w, r.WithContext(withPrincipal(r.Context(), p)))
+		h(w, r.WithContext(withKey(withPrincipal(r.Context(), p), k)))
 	})
 }
 
@@ -168,7 +255,7 @@ func (s *Server) mcpHandler(h http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			// The SDK would silently turn invalid UTF-8 into U+FFFD: refuse it.
-			body, err := readBody(w, r, s.cfg.MaxBody)
+			body, err := readBody(w, r, s.cfg.MaxBody, s.cfg.BodyTimeout)
 			if err != nil {
 				s.writeError(w, r, err)
 				return
@@ -204,8 +291,7 @@ func (s *Server) mcpHandler(h http.Handler) http.HandlerFunc {
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       5 * time.Minute, // imports can be large
+		ReadHeaderTimeout: 10 * time.Second, // bodies: BodyTimeout, per request
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
@@ -319,6 +405,10 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.svc.Store().Embedder(ctx); err != nil {
 		s.log.Error("readiness check failed", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
+		return
+	}
+	if err := s.ready.check(ctx, s); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store cannot write"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

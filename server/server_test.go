@@ -96,8 +96,12 @@ func (f *fixture) do(t testing.TB, c call) (int, http.Header, []byte) {
 	if c.ns != "" {
 		req.Header.Set("Mnemo-Namespace", c.ns)
 	}
-	if c.ctype != "" {
+	switch {
+	case c.ctype == "-": // none
+	case c.ctype != "":
 		req.Header.Set("Content-Type", c.ctype)
+	case c.body != "":
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -105,6 +109,9 @@ func (f *fixture) do(t testing.TB, c call) (int, http.Header, []byte) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	for k, v := range resp.Trailer { // e.g. Mnemo-Record-Count of an export
+		resp.Header[k] = v
+	}
 	return resp.StatusCode, resp.Header, b
 }
 

@@ -40,8 +40,8 @@ func cmdKeys(ctx context.Context, a *app, args []string) error {
 
 func keysCreate(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	nss := fs.String("namespaces", "", "comma-separated namespaces the key may use (required)")
-	role := fs.String("role", "", "read, write or admin (required)")
+	nss := fs.String("namespaces", "", "comma-separated namespaces the key may use (required, except for role metrics)")
+	role := fs.String("role", "", "read, write, admin, or metrics (reads /metrics only) (required)")
 	clearance := fs.Int("clearance", 0, "highest access level of records the key may see")
 	name := fs.String("name", "", "a label for the key")
 	pos, err := a.parseFlags(fs, args)
@@ -51,15 +51,10 @@ func keysCreate(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("keys create takes no arguments")
 	}
-	if *nss == "" || *role == "" {
+	if *role == "" || (*nss == "" && mnemo.Role(*role) != mnemo.RoleMetrics) {
 		return usagef("keys create needs --namespaces and --role")
 	}
-	var list []string
-	for _, ns := range strings.Split(*nss, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			list = append(list, ns)
-		}
-	}
+	list := splitList(*nss)
 	id, secret, hash := mnemo.NewAPIKeySecret()
 	k := &mnemo.APIKey{ID: id, Name: *name, Hash: hash, Namespaces: list, Role: mnemo.Role(*role), Clearance: *clearance}
 	if err := k.Validate(); err != nil {
@@ -133,6 +128,10 @@ func keysRevoke(ctx context.Context, a *app, args []string) error {
 	}
 	if err := a.store.RevokeKey(ctx, pos[0]); err != nil {
 		return err
+	}
+	if n, err := a.store.ActiveKeys(ctx); err == nil && n == 0 {
+		fmt.Fprintln(a.stderr, "that was the last active key: a server started with keys now refuses every request until a key is created; "+
+			"started again without keys, it serves loopback clients only")
 	}
 	if a.json {
 		return a.printJSON(map[string]any{"id": pos[0], "revoked": true})

@@ -71,6 +71,10 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
 	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
+	allowedHosts := fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost and the server's addresses (.example.com: any subdomain; *: any)")
+	allowedOrigins := fs.String("allowed-origins", "", "comma-separated browser origins (scheme://host[:port]) allowed to call the server, with CORS")
+	bodyTimeout := fs.Duration("body-timeout", 30*time.Second, "longest time to receive a JSON request body (imports: 5 minutes)")
+	maxExports := fs.Int("max-exports", 2, "exports one key runs at once (more: 429)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -112,8 +116,13 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if err := server.CheckBind(ctx, *addr, a.store); err != nil {
 		return err
 	}
+	if *bodyTimeout <= 0 || *maxExports <= 0 {
+		return usagef("--body-timeout and --max-exports must be positive")
+	}
 	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody,
-		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion})
+		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion,
+		AllowedHosts: splitList(*allowedHosts), AllowedOrigins: splitList(*allowedOrigins),
+		BodyTimeout: *bodyTimeout, MaxExports: *maxExports})
 	if err != nil {
 		return err
 	}
@@ -142,6 +151,17 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		})
 	}
 	return srv.Run(ctx, ln)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // background runs job first after `first`, then every `every`, until ctx
