@@ -42,7 +42,23 @@ type Revision struct {
 	At     time.Time `json:"at"`
 	Action string    `json:"action"` // create, update, forget, restore, supersede, import, reembed, archive
 	Actor  string    `json:"actor,omitempty"`
-	Record *Record   `json:"record"` // the record as it was after the action
+	Record *Record   `json:"record"` // the record as it was after the action; nil when redacted
+	// Redacted is set when the record was, after this action, above the
+	// caller's clearance: only the time, action and actor are shown.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// RedactRevisions replaces, in place, every revision whose record was above
+// clearance (or is missing) by a placeholder that keeps only its sequence
+// number, time, action and actor. Each revision is judged by its own
+// access level: a record lowered to a clearance does not show the text it
+// had above it.
+func RedactRevisions(revs []Revision, clearance int) {
+	for i := range revs {
+		if r := revs[i].Record; r == nil || r.AccessLevel > clearance {
+			revs[i].Record, revs[i].Redacted = nil, true
+		}
+	}
 }
 
 // RetrievalLog records one retrieval for the correction signal.
@@ -108,7 +124,9 @@ type Store interface {
 	List(ctx context.Context, sc Scope, opt ListOptions) ([]*Record, error)
 	// Count returns the number of live records in a namespace (all clearances).
 	Count(ctx context.Context, namespace string) (int, error)
-	// History returns a record's revisions, oldest first.
+	// History returns a record's revisions, oldest first, each revision
+	// above sc's clearance redacted (RedactRevisions); ENOTFOUND when the
+	// record itself is not visible.
 	History(ctx context.Context, sc Scope, id string) ([]Revision, error)
 	// Keyword returns up to n live ids ranked by BM25 for a free-text query.
 	// Any user text is accepted: it is never parsed as query syntax.
@@ -136,10 +154,11 @@ type Store interface {
 	SetEmbeddings(ctx context.Context, vecs map[string][]float32) error
 	// Namespaces lists the namespaces that hold records.
 	Namespaces(ctx context.Context) ([]string, error)
-	// Purge hard-deletes the records of a namespace that were forgotten
-	// (or archived) before a time, with their revisions, and returns how
-	// many. Live records are never touched.
-	Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error)
+	// Purge hard-deletes the records of sc's namespace visible to sc that
+	// were forgotten (or archived) before a time, with their revisions, and
+	// returns how many. Live records and records above sc's clearance are
+	// never touched (nor counted).
+	Purge(ctx context.Context, sc Scope, deletedBefore time.Time) (int, error)
 	// Threads lists the threads of a namespace that hold live records
 	// visible to sc, most recently active first.
 	Threads(ctx context.Context, sc Scope) ([]ThreadInfo, error)

@@ -131,7 +131,7 @@ func (s *Service) Purge(ctx context.Context, c mnemo.Caller, ns string, olderTha
 		return 0, mnemo.Errorf(mnemo.EINVALID, "retention %s is shorter than a day", olderThan)
 	}
 	sc := scopeOf(c, ns)
-	return s.store.Purge(ctx, sc.Namespace, s.now().Add(-olderThan))
+	return s.store.Purge(ctx, sc, s.now().Add(-olderThan))
 }
 
 // PurgeAll runs Purge on every namespace and returns the number of records

@@ -294,9 +294,18 @@ func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnem
 	return s.store.Get(ctx, scopeOf(c, ns), id)
 }
 
-// History returns a record's audit trail, oldest first.
+// History returns a record's audit trail, oldest first. Every revision is
+// judged by its own access level: one above the caller's clearance comes as
+// a placeholder with its time, action and actor only (Revision.Redacted).
+// Errors: ENOTFOUND when the record is missing or above the clearance.
 func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([]mnemo.Revision, error) {
-	return s.store.History(ctx, scopeOf(c, ns), id)
+	sc := scopeOf(c, ns)
+	revs, err := s.store.History(ctx, sc, id)
+	if err != nil {
+		return nil, err
+	}
+	mnemo.RedactRevisions(revs, sc.Clearance)
+	return revs, nil
 }
 
 // List returns records matching the options, newest first.

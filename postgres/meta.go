@@ -330,20 +330,21 @@ func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, unti
 
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,
 // with their revisions, and logs them in deleted_rows under one stamp.
-func (s *Store) Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error) {
+func (s *Store) Purge(ctx context.Context, sc mnemo.Scope, deletedBefore time.Time) (int, error) {
+	namespace := sc.Namespace
 	if err := checkNamespace(namespace); err != nil {
 		return 0, fmt.Errorf("postgres: purge: %w", err)
 	}
 	var n int64
 	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
 		tag, err := tx.Exec(ctx, `WITH gone AS (
-				DELETE FROM records WHERE namespace = $1 AND deleted_at IS NOT NULL AND deleted_at < $2
+				DELETE FROM records WHERE namespace = $1 AND access_level <= $4 AND deleted_at IS NOT NULL AND deleted_at < $2
 				RETURNING id, namespace
 			), revs AS (
 				DELETE FROM revisions r USING gone WHERE r.namespace = gone.namespace AND r.record_id = gone.id
 			)
 			INSERT INTO deleted_rows (seq, id, namespace) SELECT $3, id, namespace FROM gone`,
-			namespace, deletedBefore.UnixNano(), seq)
+			namespace, deletedBefore.UnixNano(), seq, sc.Clearance)
 		n = tag.RowsAffected()
 		return err
 	})

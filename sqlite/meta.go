@@ -336,18 +336,19 @@ func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, unti
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,
 // with their revisions. The delete triggers drop them from the full-text
 // index and log them in deleted_rows for the in-memory indexes.
-func (s *Store) Purge(ctx context.Context, namespace string, deletedBefore time.Time) (int, error) {
+func (s *Store) Purge(ctx context.Context, sc mnemo.Scope, deletedBefore time.Time) (int, error) {
+	namespace := sc.Namespace
 	if err := checkNamespace(namespace); err != nil {
 		return 0, fmt.Errorf("sqlite: purge: %w", err)
 	}
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		const gone = `namespace = ? AND deleted_at IS NOT NULL AND deleted_at < ?`
+		const gone = `namespace = ? AND access_level <= ? AND deleted_at IS NOT NULL AND deleted_at < ?`
 		if _, err := tx.ExecContext(ctx, `DELETE FROM revisions WHERE namespace = ? AND record_id IN (SELECT id FROM records WHERE `+gone+`)`,
-			namespace, namespace, deletedBefore.UnixNano()); err != nil {
+			namespace, namespace, sc.Clearance, deletedBefore.UnixNano()); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE `+gone, namespace, deletedBefore.UnixNano())
+		res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE `+gone, namespace, sc.Clearance, deletedBefore.UnixNano())
 		if err != nil {
 			return err
 		}

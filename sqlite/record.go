@@ -521,6 +521,7 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
+	mnemo.RedactRevisions(out, sc.Clearance)
 	return out, nil
 }
 

@@ -53,6 +53,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Purge", testPurge},
 		{"Settings", testSettings},
 		{"Threads", testThreads},
+		{"HistoryRedacted", testHistoryRedacted},
+		{"PurgeClearance", testPurgeClearance},
 	}
 	pairs := []struct {
 		name string
@@ -1127,7 +1129,7 @@ func testPurge(t *testing.T, s mnemo.Store) {
 	if _, err := s.List(bg, sc, mnemo.ListOptions{IncludeDeleted: true}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.Purge(bg, "purge", base.Add(-24*time.Hour))
+	n, err := s.Purge(bg, sc, base.Add(-24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("purge: %d %v, want 1", n, err)
 	}
@@ -1147,10 +1149,10 @@ func testPurge(t *testing.T, s mnemo.Store) {
 	if hits, _ := s.GetMany(bg, sc, []string{old.ID, live.ID}); len(hits) != 1 || hits[0].ID != live.ID {
 		t.Errorf("GetMany after purge returned %v", recordIDs(hits))
 	}
-	if n, err := s.Purge(bg, "purge", base.Add(-24*time.Hour)); err != nil || n != 0 {
+	if n, err := s.Purge(bg, sc, base.Add(-24*time.Hour)); err != nil || n != 0 {
 		t.Errorf("second purge: %d %v", n, err)
 	}
-	if _, err := s.Purge(bg, "", base); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := s.Purge(bg, mnemo.Scope{}, base); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("purge of an empty namespace name: %v", err)
 	}
 }
@@ -1316,5 +1318,65 @@ func ClearanceStatistics(t *testing.T, a, b mnemo.Store) {
 	all := mnemo.Scope{Namespace: ns, Clearance: 3}
 	if hits, err := a.Keyword(bg, all, "4711", mnemo.Filter{}, 20); err != nil || len(hits) != 2 {
 		t.Errorf("Keyword 4711 at clearance 3 = %v %v, want both level-3 records", hits, err)
+	}
+}
+
+// testHistoryRedacted: every revision of a record is judged by its own
+// access level. A record written at level 3 and lowered to level 0 shows a
+// clearance-0 caller its level-0 revision only; the level-3 one is a
+// placeholder with its time, action and actor, and none of its text.
+func testHistoryRedacted(t *testing.T, s mnemo.Store) {
+	r := rec("hist", "the vault pin is 4711")
+	r.AccessLevel = 3
+	insert(t, s, r)
+	r.Text, r.AccessLevel, r.UpdatedAt = "the vault has a pin", 0, base.Add(time.Minute)
+	if err := s.Update(bg, r, "update", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	revs, err := s.History(bg, mnemo.Scope{Namespace: "hist"}, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 2 {
+		t.Fatalf("history has %d revisions, want 2", len(revs))
+	}
+	if !revs[0].Redacted || revs[0].Record != nil || revs[0].Actor != "test" || revs[0].At.IsZero() || revs[0].Action == "" {
+		t.Errorf("level-3 revision at clearance 0 = %+v, want a placeholder with time, action and actor", revs[0])
+	}
+	if revs[1].Redacted || revs[1].Record == nil || revs[1].Record.Text != "the vault has a pin" {
+		t.Errorf("level-0 revision = %+v, want it whole", revs[1])
+	}
+	b, _ := json.Marshal(revs)
+	if strings.Contains(string(b), "4711") {
+		t.Errorf("history at clearance 0 carries the level-3 text: %s", b)
+	}
+	all, err := s.History(bg, mnemo.Scope{Namespace: "hist", Clearance: 3}, r.ID)
+	if err != nil || len(all) != 2 || all[0].Redacted || all[0].Record.Text != "the vault pin is 4711" {
+		t.Errorf("history at clearance 3 = %+v, %v; want both revisions whole", all, err)
+	}
+}
+
+// testPurgeClearance: a purge deletes and counts only the forgotten records
+// the caller may see; one above its clearance stays, and the count does
+// not reveal it.
+func testPurgeClearance(t *testing.T, s mnemo.Store) {
+	low, high := rec("pc", "forgotten public note"), rec("pc", "forgotten secret note")
+	high.AccessLevel = 3
+	longAgo := base.Add(-48 * time.Hour)
+	low.DeletedAt, high.DeletedAt = &longAgo, &longAgo
+	insert(t, s, low, high)
+	n, err := s.Purge(bg, mnemo.Scope{Namespace: "pc"}, base)
+	if err != nil || n != 1 {
+		t.Fatalf("purge at clearance 0: %d %v, want 1", n, err)
+	}
+	all := mnemo.Scope{Namespace: "pc", Clearance: 3}
+	if _, err := s.Get(bg, all, high.ID); err != nil {
+		t.Errorf("the level-3 record was purged by a clearance-0 caller: %v", err)
+	}
+	if _, err := s.Get(bg, all, low.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("the level-0 record survived the purge: %v", err)
+	}
+	if n, err := s.Purge(bg, all, base); err != nil || n != 1 {
+		t.Errorf("purge at clearance 3: %d %v, want 1", n, err)
 	}
 }

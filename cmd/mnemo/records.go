@@ -421,7 +421,11 @@ func cmdHistory(ctx context.Context, a *app, args []string) error {
 		if actor == "" {
 			actor = "-"
 		}
-		fmt.Fprintf(a.stdout, "%s  %-9s %-6s %s\n", r.At.Format("2006-01-02T15:04:05Z"), r.Action, actor, oneLine(r.Record.Text, 80))
+		text := "(redacted: above your clearance)"
+		if r.Record != nil {
+			text = oneLine(r.Record.Text, 80)
+		}
+		fmt.Fprintf(a.stdout, "%s  %-9s %-6s %s\n", r.At.Format("2006-01-02T15:04:05Z"), r.Action, actor, text)
 	}
 	return nil
 }
