@@ -97,11 +97,11 @@ type Server struct {
 	streamsMu sync.Mutex
 	streams   map[*streamCancel]struct{}
 
-	hosts    hostList
-	origins  map[string]bool
-	exports  *slots
-	counts   countCache
-	ready    readiness
+	hosts   hostList
+	origins map[string]bool
+	exports *slots
+	counts  countCache
+	ready   readiness
 }
 
 type streamCancel struct{ cancel context.CancelFunc }
