@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +33,11 @@ type PerfOptions struct {
 	Batch   int    // records per Remember call; default 500
 	Seed    uint64 // workload seed; default 1
 	Dir     string // where the store goes; "" = a new temp dir, removed after
+	// WriteCheck configures the regression check of single writes run
+	// first (see RunWriteCheck); its zero value compares 1,000 and 20,000
+	// records, 500 writes each (quick: 1,000 and 5,000, 200 writes), within
+	// the smallest and the largest of Sizes.
+	WriteCheck WriteCheckOptions
 	// Progress, when set, is told what runs (a stage name, done, total).
 	Progress func(stage string, done, total int)
 }
@@ -99,6 +105,9 @@ type PerfReport struct {
 	OS                string  `json:"os"`
 	Elapsed           float64 `json:"elapsed_s"`
 	DatabaseFileBytes int64   `json:"database_file_bytes"`
+	// WriteCheck compares single writes over REST at two store sizes (nil
+	// when the run has a single size).
+	WriteCheck *WriteCheck `json:"write_check"`
 }
 
 // RunPerf measures, in one process on one SQLite store: write throughput
@@ -140,6 +149,35 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
+	// The write check stays within the sizes of the run.
+	wc := opt.WriteCheck
+	wc.Small = cmp.Or(wc.Small, min(1000, opt.Sizes[0]))
+	if wc.Large == 0 {
+		wc.Large = 20000
+		if opt.Quick {
+			wc.Large = 5000
+		}
+		wc.Large = min(wc.Large, opt.Sizes[len(opt.Sizes)-1])
+	}
+	if wc.Writes == 0 {
+		wc.Writes = 500
+		if opt.Quick {
+			wc.Writes = 200
+		}
+		wc.Writes = min(wc.Writes, wc.Small/2)
+	}
+	if opt.Dir != "" {
+		wc.Dir = opt.Dir
+	}
+	var check *WriteCheck
+	if wc.Large > wc.Small && wc.Writes > 0 {
+		progress("write check", 0, 1)
+		var err error
+		if check, err = RunWriteCheck(ctx, wc); err != nil {
+			return nil, err
+		}
+		progress("write check", 1, 1)
+	}
 	dir := opt.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "mnemo-perf-")
@@ -167,7 +205,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 
 	const ns = "perf"
 	rep := &PerfReport{Quick: opt.Quick, Queries: opt.Queries, Budget: opt.Budget, K: opt.K, Batch: opt.Batch,
-		GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+		GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, WriteCheck: check}
 	syn := NewSynth(opt.Seed, time.Now())
 	queries := make([]string, opt.Queries)
 	for i := range queries {
@@ -294,6 +332,9 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch)
 	fmt.Fprintf(&b, "Memory holding %s records: RSS %.1f MiB at steady state (peak %.1f MiB while loading), Go heap %.1f MiB; database file %.1f MiB.\n",
 		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.PeakRSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
+	if r.WriteCheck != nil {
+		b.WriteString(r.WriteCheck.String() + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -87,6 +87,9 @@ func TestRunPerfSmall(t *testing.T) {
 			t.Errorf("size %d: %+v", s.Records, s)
 		}
 	}
+	if c := rep.WriteCheck; c == nil || c.Small != 100 || c.Large != 300 || c.Writes != 50 {
+		t.Errorf("write check %+v", c)
+	}
 	if rep.HeapBytes == 0 || rep.MemoryAfter != 300 {
 		t.Errorf("memory %d heap after %d", rep.HeapBytes, rep.MemoryAfter)
 	}

@@ -13,19 +13,20 @@ import (
 )
 
 func init() {
-	extraCommands["bench"] = command{summary: "evaluation: bench locomo | perf | peer", run: cmdBench}
+	extraCommands["bench"] = command{summary: "evaluation: bench locomo | perf | writes | peer", run: cmdBench}
 }
 
 const benchUsage = `usage:
   mnemo bench locomo --data PATH [--json] [--embedder hash|openai] [--preset P] [--k 5,10,20] [--budgets 500,1000,2000]
-  mnemo bench perf [--quick] [--json] [--sizes 1000,10000,100000] [--queries N]
+  mnemo bench perf [--quick] [--json] [--sizes 1000,10000,100000] [--queries N] [--check-sizes 1000,20000] [--check-writes N]
+  mnemo bench writes [--json] [--records 100000] [--window 1000]
   mnemo bench peer [--json] [--n 500] [--m 200] [--data PATH] [--conversations N] [--peer-dir bench/peer]`
 
 func cmdBench(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(a.stdout, benchUsage)
 		if len(args) == 0 {
-			return usagef("bench needs a subcommand: locomo, perf or peer")
+			return usagef("bench needs a subcommand: locomo, perf, writes or peer")
 		}
 		return nil
 	}
@@ -34,10 +35,12 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 		return benchLoCoMo(ctx, a, args[1:])
 	case "perf":
 		return benchPerf(ctx, a, args[1:])
+	case "writes":
+		return benchWrites(ctx, a, args[1:])
 	case "peer":
 		return benchPeer(ctx, a, args[1:])
 	}
-	return usagef("unknown bench %q (want locomo, perf or peer)", args[0])
+	return usagef("unknown bench %q (want locomo, perf, writes or peer)", args[0])
 }
 
 // intList parses "5,10,20".
@@ -81,7 +84,7 @@ func (a *app) locomoPath(flagValue string) string {
 func benchLoCoMo(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("bench locomo", flag.ContinueOnError)
 	data := fs.String("data", "", "path of locomo10.json (env MNEMO_LOCOMO)")
-	embedder := fs.String("embedder", "", "hash or openai (default: $MNEMO_EMBEDDER, else hash); openai reads MNEMO_EMBED_URL, MNEMO_EMBED_MODEL, MNEMO_EMBED_KEY")
+	embedder := fs.String("embedder", "", "hash, openai or static:DIR (default: $MNEMO_EMBEDDER, else hash); openai reads MNEMO_EMBED_URL, MNEMO_EMBED_MODEL, MNEMO_EMBED_KEY")
 	preset := fs.String("preset", "", "scoring preset of the hybrid method: default, aura or alma (default $MNEMO_PRESET)")
 	ks := fs.String("k", "5,10,20", "recall@k cut-offs")
 	budgets := fs.String("budgets", "500,1000,2000", "token budgets of recall within budget")
@@ -103,7 +106,9 @@ func benchLoCoMo(ctx context.Context, a *app, args []string) error {
 	switch *embedder {
 	case "", "hash", "openai":
 	default:
-		return usagef("--embedder %q is unknown (want hash or openai)", *embedder)
+		if !strings.HasPrefix(*embedder, "static:") {
+			return usagef("--embedder %q is unknown (want hash, openai or static:DIR)", *embedder)
+		}
 	}
 	if *embedder != "" {
 		env := a.env
@@ -145,6 +150,8 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	quick := fs.Bool("quick", false, "1k and 10k records only, 30 queries (for CI)")
 	sizes := fs.String("sizes", "", "store sizes to measure, ascending (default 1000,10000,100000)")
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
+	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
+	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check (default 500, quick 200)")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -156,6 +163,20 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 		}
 		opt.Sizes = sl
 	}
+	if *checkSizes != "" {
+		sl, err := intList(*checkSizes, "--check-sizes")
+		if err != nil {
+			return err
+		}
+		if len(sl) != 2 {
+			return usagef("--check-sizes wants two sizes, small and large")
+		}
+		opt.WriteCheck.Small, opt.WriteCheck.Large = sl[0], sl[1]
+	}
+	if *checkWrites < 0 {
+		return usagef("--check-writes must be positive")
+	}
+	opt.WriteCheck.Writes = *checkWrites
 	stage := ""
 	var cb func(int, int)
 	opt.Progress = func(s string, done, total int) {
@@ -165,6 +186,35 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 		every(cb, 10)(done, total)
 	}
 	rep, err := bench.RunPerf(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		err = a.printJSON(rep)
+	} else {
+		err = rep.WriteMarkdown(a.stdout)
+	}
+	if err == nil && rep.WriteCheck.Failed() {
+		c := rep.WriteCheck
+		err = fmt.Errorf("single writes at %d records are %.1f× (p50) and %.1f× (p95) as slow as at %d: over the limit of %.0f×",
+			c.Large, c.P50Ratio, c.P95Ratio, c.Small, c.MaxRatio)
+	}
+	return err
+}
+
+func benchWrites(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("bench writes", flag.ContinueOnError)
+	records := fs.Int("records", 100000, "records written one at a time into a new store")
+	window := fs.Int("window", 1000, "records per reported window")
+	if _, err := a.parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *records <= 0 || *window <= 0 {
+		return usagef("--records and --window must be positive")
+	}
+	cb := progress(a.stderr, "single writes")
+	rep, err := bench.RunWrites(ctx, bench.WritesOptions{Records: *records, Window: *window,
+		Progress: func(_ string, done, total int) { every(cb, 20)(done, total) }})
 	if err != nil {
 		return err
 	}
