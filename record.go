@@ -170,6 +170,11 @@ func (r *Record) Validate(lim Limits) error {
 	if lim.MaxTextBytes <= 0 {
 		lim = DefaultLimits
 	}
+	if r.ID != "" { // "" is assigned on write
+		if err := ValidateID(r.ID); err != nil {
+			return err
+		}
+	}
 	if !r.Layer.Valid() {
 		return Errorf(EINVALID, "unknown layer %q (want domain, workflow or practitioner)", r.Layer)
 	}
@@ -275,6 +280,31 @@ func ValidateNamespace(ns string) error {
 			(c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 		if !ok {
 			return Errorf(EINVALID, "malformed namespace %q: use letters, digits, - _ . : /", ns)
+		}
+	}
+	return nil
+}
+
+// MaxIDBytes is the longest record id.
+const MaxIDBytes = 256
+
+// ValidateID checks a record id: 1..MaxIDBytes bytes of ASCII letters,
+// digits, '-', '_', '.', ':' or '/' (the alphabet of namespaces, so that an
+// id renamed into a namespace stays valid). Ids mnemo assigns are ULIDs.
+// A bad id is EINVALID on every surface, and its text is never echoed.
+func ValidateID(id string) error {
+	if id == "" {
+		return Errorf(EINVALID, "record id is empty")
+	}
+	if len(id) > MaxIDBytes {
+		return Errorf(EINVALID, "record id is longer than %d bytes", MaxIDBytes)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c == '-' || c == '_' || c == '.' || c == ':' || c == '/' ||
+			(c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !ok {
+			return Errorf(EINVALID, "malformed record id: use at most %d letters, digits, - _ . : /", MaxIDBytes)
 		}
 	}
 	return nil

@@ -55,6 +55,9 @@ func TestValidate(t *testing.T) {
 		{"scope with space", func(r *mnemo.Record) { r.Scope = "/a b" }, mnemo.EINVALID},
 		{"namespace with space", func(r *mnemo.Record) { r.Namespace = "team a" }, mnemo.EINVALID},
 		{"negative access level", func(r *mnemo.Record) { r.AccessLevel = -1 }, mnemo.EINVALID},
+		{"id too long", func(r *mnemo.Record) { r.ID = strings.Repeat("a", mnemo.MaxIDBytes+1) }, mnemo.EINVALID},
+		{"id with a space", func(r *mnemo.Record) { r.ID = "a b" }, mnemo.EINVALID},
+		{"id with a control character", func(r *mnemo.Record) { r.ID = "a\x1b[31m" }, mnemo.EINVALID},
 		{"decision body on a fact", func(r *mnemo.Record) { r.Decision = &mnemo.Decision{Title: "x"} }, mnemo.EINVALID},
 		{"correction body on a fact", func(r *mnemo.Record) { r.Correction = &mnemo.Correction{} }, mnemo.EINVALID},
 		{"bad outcome", func(r *mnemo.Record) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // low is a caller of clearance 0.
@@ -150,5 +151,37 @@ func TestPurgeRespectsClearance(t *testing.T) {
 	}
 	if _, err := f.svc.Get(ctx, admin, "", w[1].ID); err != nil {
 		t.Errorf("the level-3 record was purged: %v", err)
+	}
+}
+
+// TestIDsValidated: a malformed or oversized id is EINVALID on write and
+// on every lookup, and the error does not echo it.
+func TestIDsValidated(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	huge := strings.Repeat("x", 1<<20)
+	for _, id := range []string{huge, "a b", "a\x1b[2J", "a\nb", "../x?y#z"} {
+		_, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{ID: id, Text: "a note"}}, engine.WriteOptions{})
+		if mnemo.ErrorCode(err) != mnemo.EINVALID || strings.Contains(mnemo.ErrorMessage(err), id) {
+			t.Errorf("remember with id %.20q: %v, want EINVALID without the id", id, err)
+		}
+		if _, err := f.svc.Get(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("get %.20q: %v, want EINVALID", id, err)
+		}
+		if _, err := f.svc.History(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("history %.20q: %v, want EINVALID", id, err)
+		}
+		if _, err := f.svc.Forget(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("forget %.20q: %v, want EINVALID", id, err)
+		}
+		if _, err := f.svc.Update(ctx, admin, "", id, mnemo.RecordPatch{Importance: fp(0.5)}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("update %.20q: %v, want EINVALID", id, err)
+		}
+	}
+	if _, err := f.svc.Import(ctx, admin, "", strings.NewReader(`{"id":"a b","text":"x"}`+"\n"), nil); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Errorf("import of a malformed id: %v, want EINVALID", err)
+	}
+	if w := f.remember(t, "", mnemo.NewRecord{ID: "adr:0001/use-sqlite_v2.md", Text: "a note"}); w[0].ID != "adr:0001/use-sqlite_v2.md" {
+		t.Errorf("a well-formed id was changed: %s", w[0].ID)
 	}
 }

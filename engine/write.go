@@ -89,6 +89,9 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		if n.Supersedes == "" {
 			continue
 		}
+		if err := mnemo.ValidateID(n.Supersedes); err != nil {
+			return nil, err
+		}
 		old, err := s.store.Get(ctx, sc, n.Supersedes)
 		if err != nil {
 			return nil, err
@@ -290,7 +293,11 @@ func union(a, b []string) []string {
 }
 
 // Get returns one record visible to the caller (forgotten ones included).
+// Errors: EINVALID for a malformed id (mnemo.ValidateID), ENOTFOUND.
 func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
+	if err := mnemo.ValidateID(id); err != nil {
+		return nil, err
+	}
 	return s.store.Get(ctx, scopeOf(c, ns), id)
 }
 
@@ -299,6 +306,9 @@ func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnem
 // a placeholder with its time, action and actor only (Revision.Redacted).
 // Errors: ENOTFOUND when the record is missing or above the clearance.
 func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([]mnemo.Revision, error) {
+	if err := mnemo.ValidateID(id); err != nil {
+		return nil, err
+	}
 	sc := scopeOf(c, ns)
 	revs, err := s.store.History(ctx, sc, id)
 	if err != nil {
@@ -474,6 +484,9 @@ func validateFilter(f mnemo.Filter) error {
 // moving to) for a write: unlock must be called. A record that changed
 // thread between the read and the lock is read again.
 func (s *Service) getLocked(ctx context.Context, sc mnemo.Scope, id, extra string) (*mnemo.Record, func(), error) {
+	if err := mnemo.ValidateID(id); err != nil {
+		return nil, nil, err
+	}
 	r, err := s.store.Get(ctx, sc, id)
 	if err != nil {
 		return nil, nil, err

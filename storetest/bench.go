@@ -215,8 +215,8 @@ func FuzzKeyword(f *testing.F, s mnemo.Store, floor func(ctx context.Context, ns
 	ctx := context.Background()
 	now := time.Now()
 	var recs []*mnemo.Record
-	for _, text := range []string{"alpha beta gamma", "Київ і Москва", "café naïve", "NEAR AND OR NOT text"} {
-		r := &mnemo.Record{ID: text, Namespace: "fz", Kind: mnemo.KindFact, Text: text}
+	for i, text := range []string{"alpha beta gamma", "Київ і Москва", "café naïve", "NEAR AND OR NOT text"} {
+		r := &mnemo.Record{ID: fmt.Sprintf("fz-%d", i), Namespace: "fz", Kind: mnemo.KindFact, Text: text}
 		r.Normalize(now)
 		recs = append(recs, r)
 	}
