@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -30,7 +32,43 @@ type extractState struct {
 	ID string    `json:"id"`
 }
 
-func extractKey(ns, thread string) string { return "extract/" + ns + "/" + thread }
+// extractKey is the setting that holds a thread's extraction state. The
+// namespace is length-prefixed: namespaces and threads may both hold '/',
+// and ("a/b", "c") must not share a key with ("a", "b/c").
+func extractKey(ns, thread string) string {
+	return "extract/" + strconv.Itoa(len(ns)) + ":" + ns + "/" + thread
+}
+
+// legacyExtractKey is the key of earlier versions, "extract/<ns>/<thread>",
+// read only where it was unambiguous: neither name holds a '/'.
+func legacyExtractKey(ns, thread string) (string, bool) {
+	if strings.Contains(ns, "/") || strings.Contains(thread, "/") {
+		return "", false
+	}
+	return "extract/" + ns + "/" + thread, true
+}
+
+// loadExtractState returns the thread's extraction state (zero if none).
+func (s *Service) loadExtractState(ctx context.Context, ns, thread string) (extractState, error) {
+	var st extractState
+	v, ok, err := s.store.Setting(ctx, extractKey(ns, thread))
+	if err != nil {
+		return st, err
+	}
+	if !ok {
+		if key, unambiguous := legacyExtractKey(ns, thread); unambiguous {
+			if v, ok, err = s.store.Setting(ctx, key); err != nil {
+				return st, err
+			}
+		}
+	}
+	if ok {
+		if err := json.Unmarshal([]byte(v), &st); err != nil {
+			return st, fmt.Errorf("extraction state: %w", err)
+		}
+	}
+	return st, nil
+}
 
 // queueExtract asks the extractor to look at a thread.
 func (s *Service) queueExtract(c mnemo.Caller, ns, thread string) {
@@ -71,13 +109,9 @@ func (s *Service) extractor() {
 func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) {
 	unlock := s.threads.lock(j.ns, j.thread)
 	defer unlock()
-	var st extractState
-	if v, ok, err := s.store.Setting(ctx, extractKey(j.ns, j.thread)); err != nil {
+	st, err := s.loadExtractState(ctx, j.ns, j.thread)
+	if err != nil {
 		return 0, err
-	} else if ok {
-		if err := json.Unmarshal([]byte(v), &st); err != nil {
-			return 0, fmt.Errorf("extraction state: %w", err)
-		}
 	}
 	f := mnemo.Filter{Thread: j.thread}
 	if !st.At.IsZero() {
