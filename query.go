@@ -115,6 +115,11 @@ type RecallRequest struct {
 	Filter    Filter `json:"filters,omitempty"`
 	Preset    string `json:"preset,omitempty"`
 	Intent    string `json:"intent,omitempty"` // overrides classification
+	// MinRelevance, when set, is the evidence of relevance every hit must
+	// reach (0..1; see Why); 0 turns the relevance floor off. Unset, the
+	// floor is adaptive: one average content term, or semantic similarity
+	// above the embedder's calibrated null.
+	MinRelevance *float64 `json:"min_relevance,omitempty"`
 }
 
 // ScoredRecord is one ranked record with its explainable score.
@@ -123,6 +128,31 @@ type ScoredRecord struct {
 	ID      string  `json:"id"`
 	Score   float64 `json:"score"`
 	Factors Factors `json:"factors"`
+	Why     *Why    `json:"why,omitempty"`
+}
+
+// Why explains why a hit passed the relevance floor: the evidence it
+// showed, its strength and the floor it had to reach.
+type Why struct {
+	// Evidence is keyword, semantic, expansion (thesaurus or learned
+	// terms), core (pinned, always placed) or "none required" (floor off).
+	Evidence  string  `json:"evidence"`
+	Relevance float64 `json:"relevance"` // the strongest evidence, 0..1
+	Floor     float64 `json:"floor"`     // what the evidence had to reach
+	// KeywordShare is the share of the query's content-term weight (IDF)
+	// that the record holds; ExpansionShare counts related terms too.
+	KeywordShare   float64  `json:"keyword_share"`
+	ExpansionShare float64  `json:"expansion_share,omitempty"`
+	Matched        []string `json:"matched,omitempty"`  // the query's index terms found
+	Expanded       []string `json:"expanded,omitempty"` // source:term of related terms found
+	// Semantic is the cosine similarity to the query; SemanticNull what
+	// unrelated texts reach with this embedder; SemanticStrength the
+	// part above it, (semantic − null)/(1 − null).
+	Semantic         float64 `json:"semantic"`
+	SemanticNull     float64 `json:"semantic_null"`
+	SemanticStrength float64 `json:"semantic_strength"`
+	// Interval is the time span a temporal query was read as, when any.
+	Interval string `json:"interval,omitempty"`
 }
 
 // Triage reports degraded-mode ranking.
@@ -144,6 +174,7 @@ type RecallHit struct {
 	Scope      string    `json:"scope"`
 	Provenance []string  `json:"provenance"`
 	CreatedAt  time.Time `json:"created_at"`
+	Why        *Why      `json:"why,omitempty"`
 }
 
 // RecallResult is the answer to a RecallRequest.
@@ -168,6 +199,9 @@ type DigestRequest struct {
 	Filter    Filter `json:"filters,omitempty"`
 	Preset    string `json:"preset,omitempty"`
 	Intent    string `json:"intent,omitempty"`
+	// MinRelevance is as in RecallRequest; core records are placed
+	// whatever their relevance.
+	MinRelevance *float64 `json:"min_relevance,omitempty"`
 }
 
 // DigestEntry is one record placed in a digest.
@@ -182,6 +216,7 @@ type DigestEntry struct {
 	Provenance []string `json:"provenance"`
 	Tokens     int      `json:"tokens"`
 	Section    string   `json:"section"`
+	Why        *Why     `json:"why,omitempty"`
 }
 
 // Digest is the budgeted context for a task, as Markdown and as structure.

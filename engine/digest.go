@@ -20,6 +20,10 @@ var sectionTitle = map[mnemo.Layer]string{
 
 const coreTitle = "## Core\n"
 
+// nothingRelevant ends a digest in which no record but the core ones shows
+// evidence of relevance to the task.
+const nothingRelevant = "_Nothing in memory is relevant to this task._\n"
+
 // Digest answers workflow_memory_query: the context an agent should start
 // with for a task, within a token budget. Core records come first, then a
 // section per layer; entries are placed greedily by rank and the rendered
@@ -52,7 +56,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown scope %q (want all, domain, workflow or practitioner)", req.Scope)
 	}
 	sc := scopeOf(c, req.Namespace)
-	rk, err := s.rank(ctx, sc, req.Task, f, req.Preset, req.Intent, true)
+	rk, err := s.rank(ctx, sc, req.Task, f, req.Preset, req.Intent, true, req.MinRelevance)
 	if err != nil {
 		return nil, err
 	}
@@ -150,15 +154,29 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			r := p.hit.Record
 			d.Entries = append(d.Entries, mnemo.DigestEntry{ID: r.ID, Layer: r.Layer, Kind: r.Kind, Scope: r.Scope,
 				Score: p.hit.Score, Factors: p.hit.Factors, Text: r.Text, Provenance: nonNil(r.Provenance),
-				Tokens: p.tokens, Section: name})
+				Tokens: p.tokens, Section: name, Why: p.hit.Why})
 		}
 	}
 	d.UsedTokens = titleTok + used
-	if omitted > 0 {
-		line := omitLine(omitted)
-		md.WriteString(line)
-		d.UsedTokens += s.countCached(line)
+	relevant := 0
+	for _, h := range rk.hits {
+		if h.Record.Kind != mnemo.KindCore {
+			relevant++
+		}
 	}
+	tail := ""
+	if omitted > 0 {
+		tail = omitLine(omitted)
+		d.UsedTokens += s.countCached(tail)
+	}
+	if relevant == 0 {
+		// A budget is a ceiling, not a target: say so and stay tiny.
+		if t := s.count(md.String() + nothingRelevant + tail); t <= req.Budget {
+			tail = nothingRelevant + tail
+			d.UsedTokens = t
+		}
+	}
+	md.WriteString(tail)
 	d.Omitted = omitted
 	d.Markdown = md.String()
 

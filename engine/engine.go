@@ -71,6 +71,7 @@ type Service struct {
 	tokCache map[string]int
 
 	threads threadLocks // writes to one thread, one at a time
+	calib   calibrator  // the embedder's null similarity, for the relevance floor
 
 	extractEvery int
 	exQ          chan extractJob

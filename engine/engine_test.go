@@ -141,7 +141,7 @@ func TestDigestNeverExceedsBudgetAndCountsExactly(t *testing.T) {
 			}
 			exact := f.tok.Count(d.Markdown)
 			if exact > budget {
-				t.Fatalf("budget %d task %q: markdown has %d tokens", budget, task, exact)
+				t.Fatalf("budget %d task %q: markdown has %d tokens:\n%s", budget, task, exact, d.Markdown)
 			}
 			if exact != d.UsedTokens {
 				t.Fatalf("budget %d task %q: used_tokens %d but the markdown has %d tokens", budget, task, d.UsedTokens, exact)

@@ -35,7 +35,7 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 		return nil, mnemo.Errorf(mnemo.EINVALID, "k %d is outside 1..1000", req.K)
 	}
 	sc := scopeOf(c, req.Namespace)
-	rk, err := s.rank(ctx, sc, req.Query, req.Filter, req.Preset, req.Intent, false)
+	rk, err := s.rank(ctx, sc, req.Query, req.Filter, req.Preset, req.Intent, false, req.MinRelevance)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 	for i, h := range hits {
 		r := h.Record
 		res.Hits[i] = mnemo.RecallHit{ID: r.ID, Score: h.Score, Factors: h.Factors, Text: r.Text, Layer: r.Layer, Kind: r.Kind,
-			Scope: r.Scope, Provenance: nonNil(r.Provenance), CreatedAt: r.CreatedAt}
+			Scope: r.Scope, Provenance: nonNil(r.Provenance), CreatedAt: r.CreatedAt, Why: h.Why}
 	}
 	res.RetrievalID = s.logRetrieval(c, sc.Namespace, "recall", req.Query, hits)
 	return res, nil
@@ -81,17 +81,22 @@ func checkQuery(q, what string) error {
 
 // rank gathers candidates (keyword top-N ∪ vector top-N, plus pinned core
 // records when withCore), scores them and sorts them best first.
-func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string, withCore bool) (*ranking, error) {
-	return s.rankWith(ctx, sc, query, f, presetName, intentName, withCore, nil)
+// Candidates without evidence of relevance to the query are left out
+// (see floor); minRel is the request's min_relevance.
+func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string, withCore bool, minRel *float64) (*ranking, error) {
+	return s.rankWith(ctx, sc, query, f, presetName, intentName, withCore, nil, minRel)
 }
 
 // rankWith is rank with the preset's base weights replaced by override
 // when it is set; otherwise the default preset takes the namespace's
 // active tuning (Tune), if any.
 func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string,
-	withCore bool, override *score.Weights) (*ranking, error) {
+	withCore bool, override *score.Weights, minRel *float64) (*ranking, error) {
 	if err := checkQuery(query, "query"); err != nil {
 		return nil, err
+	}
+	if minRel != nil && (*minRel < 0 || *minRel > 1 || math.IsNaN(*minRel)) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "min_relevance %v is outside 0..1", *minRel)
 	}
 	if err := validateFilter(f); err != nil {
 		return nil, err
@@ -124,7 +129,21 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		rk.weights[mnemo.FactorThread] = p.ThreadWeight
 	}
 
-	qv, err := s.EmbedQuery(ctx, sc, query)
+	// The channels search the query's content words only: a stopword, a
+	// question word or a file extension is no evidence of anything.
+	cq := cleanQuery(query)
+	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0}
+	if err := s.prepareFloor(ctx, sc, fl); err != nil {
+		return nil, err
+	}
+	if cq.text == "" && !withCore {
+		return rk, nil // nothing to search for
+	}
+	searchText := cq.text
+	if searchText == "" {
+		searchText = query // only core records will pass
+	}
+	qv, err := s.EmbedQuery(ctx, sc, searchText)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +158,9 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		vHits, vErr = s.store.Vector(ctx, sc, qv, f, s.candN)
+		if cq.text != "" {
+			vHits, vErr = s.store.Vector(ctx, sc, qv, f, s.candN)
+		}
 	}()
 	if withCore {
 		wg.Add(1)
@@ -149,7 +170,9 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			core, coreErr = s.store.List(ctx, sc, mnemo.ListOptions{Filter: cf, Limit: 50})
 		}()
 	}
-	kwHits, kwErr = s.store.Keyword(ctx, sc, query, f, s.candN)
+	if cq.text != "" {
+		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, s.candN)
+	}
 	wg.Wait()
 	for _, e := range []error{kwErr, vErr, coreErr} {
 		if e != nil {
@@ -162,6 +185,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		rec      *mnemo.Record
 		kw, sem  float64
 		inVector bool
+		why      *mnemo.Why
 	}
 	cands := make(map[string]*cand, len(kwHits)+len(vHits)+len(core))
 	get := func(id string) *cand {
@@ -223,11 +247,20 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if p.ThreadWeight > 0 && alpha == 0 {
 		threadMass = map[string]float64{}
 	}
-	for _, c := range cands {
+	for id, c := range cands {
 		if r := c.rec; r != nil {
 			if !c.inVector && len(r.Embedding) == len(qv) {
 				c.sem = clamp01(dot(qv, r.Embedding))
 			}
+			why, ok := fl.judge(r, c.sem)
+			if !ok && r.Kind == mnemo.KindCore && withCore {
+				why.Evidence, ok = "core", true
+			}
+			if !ok {
+				delete(cands, id)
+				continue
+			}
+			c.why = why
 			rel := score.Relevance(w, score.Factors{Semantic: c.sem, Keyword: c.kw})
 			maxRel = math.Max(maxRel, rel)
 			if threadMass != nil && r.Thread != "" {
@@ -278,7 +311,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 				sv = math.Min(1, round4(sv*b))
 			}
 		}
-		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors})
+		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
 	}
 	slices.SortFunc(rk.hits, func(a, b mnemo.ScoredRecord) int {
 		if a.Score != b.Score {

@@ -190,7 +190,7 @@ func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple,
 		if t.held != held {
 			continue
 		}
-		rk, err := s.rankWith(ctx, sc, t.query, mnemo.Filter{}, score.PresetDefault, "", false, &w)
+		rk, err := s.rankWith(ctx, sc, t.query, mnemo.Filter{}, score.PresetDefault, "", false, &w, nil)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -18,7 +18,11 @@ func TestHookSessionStart(t *testing.T) {
 	}
 	mustCLI(t, db, "", "remember", "--kind", "decision", "Night passes go through Svalbard with the backup link pre-armed")
 	for i := 0; i < 200; i++ {
-		mustCLI(t, db, "", "remember", "--no-dedup", strings.Repeat("Filler observation about the relay link margin and station weather. ", 3)+string(rune('a'+i%26)))
+		mustCLI(t, db, "", "remember", "--no-dedup", strings.Repeat("Observation about the night pass relay link margin and station weather. ", 3)+string(rune('a'+i%26)))
+	}
+	// Records about nothing the session is about never fill its context.
+	for i := 0; i < 20; i++ {
+		mustCLI(t, db, "", "remember", "--no-dedup", "The catering invoice for the quarterly offsite was paid twice "+string(rune('a'+i)))
 	}
 	in := `{"session_id":"s1","transcript_path":"/tmp/x.jsonl","cwd":"` + work + `","hook_event_name":"SessionStart","source":"startup","extra":1}`
 	out, errs, code := cli(t, db, in, "hook", "session-start", "--max-chars", "2000")
@@ -35,6 +39,9 @@ func TestHookSessionStart(t *testing.T) {
 	}
 	if n := len([]rune(ctx)); n > 2000 || n < 500 {
 		t.Fatalf("context has %d characters, want 500..2000", n)
+	}
+	if strings.Contains(ctx, "catering") {
+		t.Fatalf("an unrelated record entered the session context:\n%s", ctx)
 	}
 
 	// Prompt hook with capture in one call.

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// calibrationPairs holds the built-in calibration corpus: a statement and a
+// question per line, each pair about one topic and sharing no content word,
+// the topics of different lines unrelated (English, Russian, Ukrainian).
+//
+//go:embed calibration/pairs.tsv
+var calibrationPairs string
+
+// calibrationVersion names the corpus and the statistic; a stored
+// calibration of another version is recomputed.
+const calibrationVersion = "c1"
+
+// nullQuantile is the share of unrelated (question, statement) pairs whose
+// similarity the semantic evidence must exceed.
+const nullQuantile = 0.99
+
+// Calibration is what an embedder's cosine similarity reaches between
+// unrelated texts, measured on the built-in corpus: semantic similarity is
+// evidence of relevance only above Null.
+type Calibration struct {
+	Embedder string  `json:"embedder"`
+	Null     float64 `json:"null"`     // the nullQuantile quantile of unrelated pairs
+	Max      float64 `json:"max"`      // the largest unrelated similarity
+	Related  float64 `json:"related"`  // the median similarity of related pairs (no shared word)
+	Found    float64 `json:"found"`    // share of related pairs above Null
+	Pairs    int     `json:"pairs"`    // unrelated pairs measured
+	Version  string  `json:"version"`  // corpus version
+	Quantile float64 `json:"quantile"` // nullQuantile
+}
+
+type calibrator struct {
+	mu  sync.Mutex
+	cal *Calibration
+}
+
+// Calibration returns the embedder's calibration, computing it once (and
+// storing it in the store's settings, so that a process with a remote
+// embedder pays for it once per store, not once per command).
+func (s *Service) Calibration(ctx context.Context) (*Calibration, error) {
+	s.calib.mu.Lock()
+	defer s.calib.mu.Unlock()
+	if s.calib.cal != nil {
+		return s.calib.cal, nil
+	}
+	info := s.emb.Info()
+	name := info.Name + "/" + strconv.Itoa(info.Dim)
+	key := "calibration/" + calibrationVersion + "/" + name
+	local := strings.HasPrefix(info.Name, "hash")
+	if !local {
+		if v, ok, err := s.store.Setting(ctx, key); err == nil && ok {
+			var c Calibration
+			if _, err := fmt.Sscanf(v, "%g %g %g %g %d", &c.Null, &c.Max, &c.Related, &c.Found, &c.Pairs); err == nil {
+				c.Embedder, c.Version, c.Quantile = name, calibrationVersion, nullQuantile
+				s.calib.cal = &c
+				return &c, nil
+			}
+		}
+	}
+	c, err := calibrate(ctx, s.emb)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate %s: %w", name, err)
+	}
+	c.Embedder = name
+	if !local {
+		v := fmt.Sprintf("%g %g %g %g %d", c.Null, c.Max, c.Related, c.Found, c.Pairs)
+		_ = s.store.SetSetting(ctx, key, v) // a read-only store recomputes next time
+	}
+	s.calib.cal = c
+	return c, nil
+}
+
+type calPair struct{ lang, statement, question string }
+
+func parseCalibration(src string) []calPair {
+	var out []calPair
+	for _, line := range strings.Split(src, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		out = append(out, calPair{f[0], f[1], f[2]})
+	}
+	return out
+}
+
+// calibrate measures the null distribution of emb: the similarity of each
+// question to the statements of other topics in its language.
+func calibrate(ctx context.Context, emb mnemo.Embedder) (*Calibration, error) {
+	pairs := parseCalibration(calibrationPairs)
+	texts := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		texts = append(texts, p.statement, cleanQuery(p.question).text)
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	var null, related []float64
+	for i, p := range pairs {
+		q := vecs[2*i+1]
+		for j, o := range pairs {
+			if o.lang != p.lang {
+				continue
+			}
+			sim := dot(q, vecs[2*j])
+			if i == j {
+				related = append(related, sim)
+			} else {
+				null = append(null, sim)
+			}
+		}
+	}
+	if len(null) == 0 {
+		return nil, fmt.Errorf("empty calibration corpus")
+	}
+	slices.Sort(null)
+	slices.Sort(related)
+	c := &Calibration{Version: calibrationVersion, Quantile: nullQuantile, Pairs: len(null),
+		Null: round4(quantile(null, nullQuantile)), Max: round4(null[len(null)-1]), Related: round4(quantile(related, 0.5))}
+	found := 0
+	for _, r := range related {
+		if r > c.Null {
+			found++
+		}
+	}
+	c.Found = round4(float64(found) / float64(len(related)))
+	return c, nil
+}
+
+// quantile returns the q quantile of sorted xs (nearest rank).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(xs)))) - 1
+	return xs[max(0, min(i, len(xs)-1))]
+}

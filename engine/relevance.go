@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/stem"
+)
+
+// The relevance floor.
+//
+// A candidate enters recall or a digest only with evidence of relevance to
+// the query itself; priors (importance, recency, confidence, frequency)
+// order relevant entries but never make an irrelevant one relevant.
+// Evidence is one of:
+//
+//   - keyword: the query's content terms that the record holds carry at
+//     least half the weight of an average content term of the query
+//     (weights are IDF-like over the records the caller may see, so a
+//     term most records hold weighs little). Stopwords, question words,
+//     one-character tokens and file-name extensions ("x.go") are not
+//     content terms and never count; nor do terms no visible record holds
+//     (they tell no record apart);
+//   - expansion: the same share, counting terms related to the query's
+//     (thesaurus synonyms, terms learned from the store) at their lower
+//     weight;
+//   - semantic: cosine similarity above what the embedder reaches between
+//     unrelated texts (its calibration, see Calibration).
+//
+// With min_relevance set, the keyword share and the calibrated semantic
+// strength (cosine − null)/(1 − null) must reach it instead; 0 turns the
+// floor off. Core records are always placed in a digest.
+
+// query is a query cut into what the floor and the channels use.
+type query struct {
+	text  string   // the content words, space-separated: what the channels search
+	terms []string // distinct index terms of the content words
+}
+
+// cleanQuery keeps the content words of q: not stopwords nor question
+// words (English, Russian, Ukrainian), at least two characters long, and
+// not a file-name extension (a word right after a dot that follows a
+// letter or digit, as "go" in "recall_test.go").
+func cleanQuery(q string) query {
+	var words []string
+	seen := map[string]bool{}
+	var prev, prev2 rune // the two runes before the current word
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := strings.ToLower(q[start:end])
+		ext := prev == '.' && (unicode.IsLetter(prev2) || unicode.IsDigit(prev2))
+		start = -1
+		if ext || utf8.RuneCountInString(w) < 2 || utf8.RuneCountInString(w) > memindex.MaxTokenRunes ||
+			memindex.IsStopword(w) || queryStopwords[w] || seen[w] {
+			return
+		}
+		seen[w] = true
+		words = append(words, w)
+	}
+	var last, last2 rune
+	for i, r := range q {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r) || (start >= 0 && unicode.IsMark(r))
+		if word {
+			if start < 0 {
+				start, prev, prev2 = i, last, last2
+			}
+		} else {
+			flush(i)
+		}
+		last2, last = last, r
+	}
+	flush(len(q))
+	if len(words) > memindex.MaxQueryTokens {
+		words = words[:memindex.MaxQueryTokens]
+	}
+	return query{text: strings.Join(words, " "), terms: memindex.Terms(words, memindex.MaxQueryTokens)}
+}
+
+// queryStopwords are words that carry no topic in a question, beyond the
+// index's stopwords: question words, auxiliaries, pronouns, quantifiers.
+var queryStopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		about above after again against all also am any anyone anything around because been before being
+		both can could does doing done during each either else ever every few further get got he her here
+		hers herself him himself his how's however i'd i'll i'm i've just may maybe might mine more most much
+		must myself neither nor now off often once only other ought ours ourselves out over own please
+		rather really same shall she should since some something such than that's thing things those though
+		through too under until up upon us very via was whatever whenever whether while whom whose would
+		yet you'd you're yours yourself yourselves tell told let lets kind sort ones one
+		какой какая какое какие каким какую каких когда где куда откуда почему зачем кто кого кому чем
+		был была были было быть есть будет будут их ему ей им нам вам наш наша наше наши ваш ваша ваше
+		ваши свой своя свои своё этот эта эти этого этой тот та те там тут здесь уже ещё еще очень можно
+		нужно надо мой моя мои моё сам сама само сами себя себе который которая которые которое
+		тоже также лишь только просто вообще сейчас теперь ведь вы
+		яке яким якої якого якою якій яку коли куди звідки чому навіщо хто кого кому чим був була були
+		було бути буде будуть їх йому їй їм нам вам наша наше наші ваша ваше ваші свій своя свої своє цей
+		ця ці цього цієї той те ті там тут вже дуже можна треба потрібно мій моя мої моє сам сама саме
+		самі себе собі котрий також тільки лише просто зараз тепер адже він вона воно вони ви про у в до
+		для на по при над під без між через після перед`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// termSet returns the set of index terms of text, as the keyword index
+// cuts them (folded, stemmed).
+func termSet(text string) map[string]struct{} {
+	out := make(map[string]struct{}, 16)
+	var buf []byte
+	buf = memindex.EachTerm([]byte(text), buf, func(t []byte) {
+		t = t[:stem.Bytes(t)]
+		if _, ok := out[string(t)]; !ok {
+			out[string(t)] = struct{}{}
+		}
+	})
+	return out
+}
+
+// floor decides, per candidate, whether it shows evidence of relevance.
+type floor struct {
+	q       query
+	weight  map[string]float64 // term -> IDF weight (original terms)
+	total   float64            // Σ weight of the original terms
+	exp     map[string]float64 // expansion term -> weight (IDF × expansion factor)
+	expFrom map[string]string  // expansion term -> its source
+	cal     *Calibration
+	min     *float64 // min_relevance, when set
+	off     bool
+}
+
+// kwFloor is the keyword share a candidate must reach: half that of an
+// average content term, or min_relevance when set.
+func (f *floor) kwFloor() float64 {
+	if f.min != nil {
+		return *f.min
+	}
+	if len(f.weight) == 0 {
+		return 1
+	}
+	return 0.5 / float64(len(f.weight))
+}
+
+// semFloor is the calibrated semantic strength a candidate must exceed
+// (the default: anything above the null), or reach (min_relevance).
+func (f *floor) semFloor() float64 {
+	if f.min != nil {
+		return *f.min
+	}
+	return 0
+}
+
+// judge returns the explanation of a candidate's relevance and whether it
+// passes the floor. sem is the candidate's cosine similarity to the query.
+func (f *floor) judge(r *mnemo.Record, sem float64) (*mnemo.Why, bool) {
+	w := &mnemo.Why{}
+	if f.cal != nil {
+		w.Semantic = round4(sem)
+		w.SemanticNull = f.cal.Null
+		if f.cal.Null < 1 && sem > f.cal.Null {
+			w.SemanticStrength = round4((sem - f.cal.Null) / (1 - f.cal.Null))
+		}
+	}
+	if f.total > 0 || len(f.exp) > 0 {
+		terms := termSet(r.SearchText())
+		var got, gotExp float64
+		for _, t := range f.q.terms {
+			if _, ok := terms[t]; ok {
+				got += f.weight[t]
+				w.Matched = append(w.Matched, t)
+			}
+		}
+		for t, x := range f.exp {
+			if _, ok := terms[t]; ok {
+				gotExp += x
+				w.Expanded = append(w.Expanded, f.expFrom[t]+":"+t)
+			}
+		}
+		if f.total > 0 {
+			w.KeywordShare = round4(min(1, got/f.total))
+			w.ExpansionShare = round4(min(1, (got+gotExp)/f.total))
+		}
+	}
+	kf, sf := f.kwFloor(), f.semFloor()
+	switch {
+	case f.off:
+		w.Evidence, w.Floor = "none required", 0
+	case w.KeywordShare > 0 && w.KeywordShare >= kf-1e-9:
+		w.Evidence, w.Floor = "keyword", round4(kf)
+	case w.SemanticStrength > sf && (f.min == nil || w.SemanticStrength >= sf):
+		w.Evidence, w.Floor = "semantic", round4(sf)
+	case w.ExpansionShare > w.KeywordShare && w.ExpansionShare >= kf-1e-9:
+		w.Evidence, w.Floor = "expansion", round4(kf)
+	default:
+		w.Floor = round4(kf)
+		return w, false
+	}
+	w.Relevance = max(w.KeywordShare, w.ExpansionShare, w.SemanticStrength)
+	return w, true
+}
+
+// prepareFloor weighs the query's content terms by their IDF over what
+// the caller may see and loads the embedder's calibration.
+func (s *Service) prepareFloor(ctx context.Context, sc mnemo.Scope, f *floor) error {
+	cal, err := s.Calibration(ctx)
+	if err != nil {
+		return err
+	}
+	f.cal = cal
+	f.weight = make(map[string]float64, len(f.q.terms))
+	if len(f.q.terms) == 0 {
+		return nil
+	}
+	idf, unseen, err := s.queryIDF(ctx, sc, f.q.text)
+	if err != nil {
+		return err
+	}
+	// The store's IDF, ln(1 + (N − n + ½)/(n + ½)), tells how many of the
+	// N visible records hold each term (n); the floor weighs a term by
+	// ln(1 + (N + 1)/(n + ½)), which orders terms as IDF does but stays
+	// positive for terms most records hold and near-equal in a store of a
+	// handful of records, where IDF says little.
+	docs := 0.0
+	if unseen > 0 {
+		docs = (math.Exp(unseen)-1)*0.5 - 0.5
+	}
+	for _, t := range f.q.terms {
+		x, ok := idf[t]
+		switch {
+		case idf == nil:
+			x = 1 // a store without statistics: every term counts alike
+		case !ok || x >= unseen:
+			// No visible record holds the term: it tells no record apart,
+			// so it is left out of the share.
+			continue
+		default:
+			r := math.Exp(x) - 1
+			n := (docs + 0.5 - 0.5*r) / (1 + r)
+			x = math.Log(1 + (docs+1)/(max(n, 1)+0.5))
+		}
+		f.weight[t] = x
+		f.total += x
+	}
+	return nil
+}
+
+// queryIDF returns the IDF of each index term of text, and that of an
+// unseen term, from the store when it knows them (else nil, 0).
+func (s *Service) queryIDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error) {
+	src, ok := s.store.(idfSource)
+	if !ok {
+		return nil, 0, nil
+	}
+	return src.IDF(ctx, sc, text)
+}
