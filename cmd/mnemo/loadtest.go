@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	extraCommands["loadtest"] = command{summary: "HTTP load generator: digest latency at several client counts", run: cmdLoadtest}
+	extraCommands["loadtest"] = command{summary: "HTTP load generator: digest (and write) latency at several client counts", run: cmdLoadtest}
 }
 
 var (
@@ -73,12 +73,17 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 	requests := fs.Int("requests", 1000, "digest requests per client count")
 	budget := fs.Int("budget", mnemo.DefaultTokenBudget, "token budget of each digest")
 	target := fs.String("target", "", "URL of a running server to load instead of an in-process one over --db")
+	mixFlag := fs.String("mix", "100:0", "share of digests to single writes (POST /v1/records), read:write, e.g. 90:10")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
 		return usagef("loadtest takes no arguments")
+	}
+	reads, writes, err := parseMix(*mixFlag)
+	if err != nil {
+		return err
 	}
 	var counts []int
 	for _, s := range strings.Split(*clientsFlag, ",") {
@@ -152,10 +157,31 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 	for i, task := range ltTasks {
 		bodies[i], _ = json.Marshal(mnemo.DigestRequest{Task: task, Budget: *budget})
 	}
-	fmt.Fprintf(a.stdout, "digest over HTTP, %d records, budget %d, %d requests per row (%s)\n", *records, *budget, *requests, base)
-	fmt.Fprintf(a.stdout, "%8s %10s %10s %10s %10s %10s\n", "clients", "p50_ms", "p95_ms", "p99_ms", "max_ms", "req/s")
-	for _, n := range counts {
-		lat := make([]time.Duration, 0, *requests)
+	if writes == 0 {
+		fmt.Fprintf(a.stdout, "digest over HTTP, %d records, budget %d, %d requests per row (%s)\n", *records, *budget, *requests, base)
+		fmt.Fprintf(a.stdout, "%8s %10s %10s %10s %10s %10s\n", "clients", "p50_ms", "p95_ms", "p99_ms", "max_ms", "req/s")
+	} else {
+		fmt.Fprintf(a.stdout, "%d%% digests (budget %d) and %d%% single writes over HTTP, %d records to start with, %d requests per row (%s)\n",
+			reads*100/(reads+writes), *budget, writes*100/(reads+writes), *records, *requests, base)
+		fmt.Fprintf(a.stdout, "%8s %7s %6s %10s %10s %10s %10s %10s\n", "clients", "op", "count", "p50_ms", "p95_ms", "p99_ms", "max_ms", "req/s")
+	}
+	// Request i is a write when the running share of writes passes a whole
+	// number there, which spreads the writes evenly over the requests.
+	isWrite := func(i int) bool { return (i+1)*writes/(reads+writes) > i*writes/(reads+writes) }
+	written := 0
+	for row, n := range counts {
+		// Records written by this row: new texts, so few are merged as
+		// near-duplicates.
+		var recs [][]byte
+		if writes > 0 {
+			for _, r := range synthRecords(*requests*writes/(reads+writes)+1, uint64(1_000_000+row)) {
+				r.Text = fmt.Sprintf("%s (load write %d)", r.Text, written)
+				written++
+				b, _ := json.Marshal(r)
+				recs = append(recs, b)
+			}
+		}
+		lat := [2][]time.Duration{}
 		var mu sync.Mutex
 		var firstErr error
 		next := make(chan int)
@@ -166,14 +192,20 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					t0 := time.Now()
-					err := rawDigest(ctx, hc, base, a.apiKey(), a.namespace, bodies[i%len(bodies)])
+					op, t0 := 0, time.Now()
+					var err error
+					if isWrite(i) {
+						op = 1
+						err = rawPost(ctx, hc, base+"/v1/records", a.apiKey(), a.namespace, recs[(i*writes/(reads+writes))%len(recs)])
+					} else {
+						err = rawPost(ctx, hc, base+"/v1/digest", a.apiKey(), a.namespace, bodies[i%len(bodies)])
+					}
 					d := time.Since(t0)
 					mu.Lock()
 					if err != nil && firstErr == nil {
 						firstErr = err
 					}
-					lat = append(lat, d)
+					lat[op] = append(lat[op], d)
 					mu.Unlock()
 				}
 			}()
@@ -187,17 +219,43 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 		if firstErr != nil {
 			return firstErr
 		}
-		slices.Sort(lat)
 		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
-		fmt.Fprintf(a.stdout, "%8d %10s %10s %10s %10s %10.0f\n", n, ms(percentile(lat, 50)), ms(percentile(lat, 95)),
-			ms(percentile(lat, 99)), ms(lat[len(lat)-1]), float64(len(lat))/wall.Seconds())
+		for op, l := range lat {
+			if len(l) == 0 {
+				continue
+			}
+			slices.Sort(l)
+			if writes == 0 {
+				fmt.Fprintf(a.stdout, "%8d %10s %10s %10s %10s %10.0f\n", n, ms(percentile(l, 50)), ms(percentile(l, 95)),
+					ms(percentile(l, 99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%8d %7s %6d %10s %10s %10s %10s %10.0f\n", n, [2]string{"digest", "write"}[op], len(l),
+				ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
+		}
 	}
 	return nil
 }
 
-// rawDigest posts one digest request and reads the whole answer.
-func rawDigest(ctx context.Context, hc *http.Client, base, key, ns string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/digest", bytes.NewReader(body))
+// parseMix parses --mix "read:write" into its two shares.
+func parseMix(s string) (reads, writes int, err error) {
+	r, w, ok := strings.Cut(s, ":")
+	if ok {
+		reads, err = strconv.Atoi(strings.TrimSpace(r))
+		if err == nil {
+			writes, err = strconv.Atoi(strings.TrimSpace(w))
+		}
+	}
+	if !ok || err != nil || reads < 0 || writes < 0 || reads+writes == 0 {
+		return 0, 0, usagef("--mix %q is not read:write, two shares such as 90:10", s)
+	}
+	return reads, writes, nil
+}
+
+// rawPost posts one request (a digest or a record) and reads the whole
+// answer; any status but 200 or 201 is an error.
+func rawPost(ctx context.Context, hc *http.Client, url, key, ns string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -216,8 +274,8 @@ func rawDigest(ctx context.Context, hc *http.Client, base, key, ns string, body 
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("digest: HTTP %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("POST %s: HTTP %d", url, resp.StatusCode)
 	}
 	return nil
 }
