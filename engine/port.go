@@ -217,6 +217,19 @@ func (s *Service) parseImportLine(b []byte, sc mnemo.Scope, c mnemo.Caller) (*mn
 	if rec.ID == "" {
 		rec.ID = s.newID()
 	}
+	// A line without importance or confidence (or with null) gets the
+	// defaults of a write (mnemo.NewRecord); an explicit 0 is kept.
+	var given struct{ Importance, Confidence *float64 }
+	if err := json.Unmarshal(b, &given); err != nil {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "not a record: %s", jsonErr(err))
+	}
+	def := mnemo.NewRecord{Source: rec.Source}.Record()
+	if given.Importance == nil {
+		rec.Importance = def.Importance
+	}
+	if given.Confidence == nil {
+		rec.Confidence = def.Confidence
+	}
 	rec.Namespace = sc.Namespace
 	rec.Normalize(s.now().UTC())
 	if err := s.check(&rec, c); err != nil {

@@ -94,3 +94,42 @@ func TestRememberWithTakenID(t *testing.T) {
 		t.Errorf("record changed: %q", r.Text)
 	}
 }
+
+// An imported line without importance or confidence gets the defaults a
+// write through Remember gets (importance 0.5, confidence by source); a
+// line that carries them, zero included, keeps them.
+func TestImportDefaultsImportanceAndConfidence(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	in := strings.Join([]string{
+		`{"id":"plain","text":"The relay limit is 120 W"}`,
+		`{"id":"inferred","text":"The user prefers tabs","source":"llm"}`,
+		`{"id":"zeroes","text":"A record rated zero","importance":0,"confidence":0}`,
+		`{"id":"nulls","text":"A record with null ratings","importance":null,"confidence":null}`,
+		`{"id":"rated","text":"A rated record","importance":0.9,"confidence":0.3}`,
+	}, "\n")
+	if _, err := f.svc.Import(ctx, admin, "a", strings.NewReader(in), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := f.remember(t, "b", mnemo.NewRecord{Text: "written through remember"})[0]
+	wantLLM := f.remember(t, "b", mnemo.NewRecord{Text: "inferred through remember", Source: "llm"})[0]
+	tests := []struct {
+		id                     string
+		importance, confidence float64
+	}{
+		{"plain", want.Importance, want.Confidence},
+		{"inferred", wantLLM.Importance, wantLLM.Confidence},
+		{"zeroes", 0, 0},
+		{"nulls", want.Importance, want.Confidence},
+		{"rated", 0.9, 0.3},
+	}
+	for _, tt := range tests {
+		r := get(t, f, "a", tt.id)
+		if r.Importance != tt.importance || r.Confidence != tt.confidence {
+			t.Errorf("%s: importance %v confidence %v, want %v %v", tt.id, r.Importance, r.Confidence, tt.importance, tt.confidence)
+		}
+	}
+	if want.Importance != 0.5 || want.Confidence != 1 || wantLLM.Confidence != 0.7 {
+		t.Errorf("remember's defaults changed: %v %v %v", want.Importance, want.Confidence, wantLLM.Confidence)
+	}
+}
