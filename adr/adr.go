@@ -384,7 +384,9 @@ type Skipped struct {
 
 // ReadDir parses every Markdown file under root in fsys (in path order),
 // skipping README, index and template files and the files that are not
-// ADRs, which it reports.
+// ADRs, which it reports. Only regular files are read: a symbolic link, a
+// FIFO or a device named like an ADR is reported as skipped, and so is a
+// file the folder refuses to read (over its size limit, see safefile).
 func ReadDir(fsys fs.FS) ([]*ADR, []Skipped, error) {
 	var out []*ADR
 	var skipped []Skipped
@@ -406,7 +408,15 @@ func ReadDir(fsys fs.FS) ([]*ADR, []Skipped, error) {
 		if base == "readme" || base == "index" || strings.Contains(base, "template") {
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			skipped = append(skipped, Skipped{Path: p, Reason: p + ": not a regular file"})
+			return nil
+		}
 		src, err := fs.ReadFile(fsys, p)
+		if mnemo.ErrorCode(err) == mnemo.ETOOLARGE || mnemo.ErrorCode(err) == mnemo.EINVALID {
+			skipped = append(skipped, Skipped{Path: p, Reason: mnemo.ErrorMessage(err)})
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,12 @@
 package adr_test
 
 import (
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -126,3 +128,26 @@ func FuzzParse(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestReadDirSkipsWhatIsNotARegularFile: a link, a FIFO or a device named
+// like an ADR is reported as skipped and never read.
+func TestReadDirSkipsWhatIsNotARegularFile(t *testing.T) {
+	fsys := fstest.MapFS{
+		"0001-ok.md":     {Data: []byte("# 1. Use SQLite\n\n## Status\n\nAccepted\n\n## Decision\n\nWe use SQLite.\n")},
+		"0002-link.md":   {Data: []byte("/etc/passwd"), Mode: fs.ModeSymlink},
+		"0003-fifo.md":   {Mode: fs.ModeNamedPipe},
+		"0004-device.md": {Mode: fs.ModeDevice | fs.ModeCharDevice},
+	}
+	adrs, skipped, err := adr.ReadDir(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adrs) != 1 || len(skipped) != 3 {
+		t.Fatalf("read %d ADRs, skipped %v", len(adrs), skipped)
+	}
+	for _, s := range skipped {
+		if !strings.HasSuffix(s.Reason, "not a regular file") {
+			t.Errorf("skipped %s: %s", s.Path, s.Reason)
+		}
+	}
+}

@@ -15,13 +15,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/safefile"
 )
 
 // LongTerm is the label that marks a task for background refresh.
@@ -146,7 +146,7 @@ type Tool struct {
 // ReadTools reads a tools file: an MCP tools/list result ({"tools": [...]})
 // or an array of tools.
 func ReadTools(path string) ([]Tool, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, safefile.DefaultMax)
 	if err != nil {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "tools file: %v", err)
 	}

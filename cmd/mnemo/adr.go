@@ -4,12 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"reflect"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/adr"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/safefile"
 )
 
 func init() {
@@ -43,10 +43,12 @@ func cmdADR(ctx context.Context, a *app, args []string) error {
 	if err := mnemo.ValidateScope(*scope); err != nil {
 		return err
 	}
-	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
-		return mnemo.Errorf(mnemo.EINVALID, "%s is not a folder", pos[0])
+	dir, err := safefile.Dir(pos[0], safefile.DefaultMax)
+	if err != nil {
+		return err
 	}
-	adrs, skipped, err := adr.ReadDir(os.DirFS(pos[0]))
+	defer dir.Close()
+	adrs, skipped, err := adr.ReadDir(dir)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/push"
+	"github.com/mnemo-dev/mnemo/safefile"
 )
 
 func init() {
@@ -43,7 +43,7 @@ func cmdOrchestrate(ctx context.Context, a *app, args []string) error {
 	}
 	o := &push.Orchestrator{Svc: svc, Namespace: a.ns(), Repo: *repo}
 	cycle := func() error {
-		b, err := os.ReadFile(*tasks)
+		b, err := safefile.ReadFile(*tasks, safefile.DefaultMax)
 		if err != nil {
 			return fmt.Errorf("tracker file: %w", err)
 		}

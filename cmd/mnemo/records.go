@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/safefile"
 )
 
 // recordFlags are the writable fields of a record, shared by remember and edit.
@@ -531,7 +532,7 @@ func cmdImport(ctx context.Context, a *app, args []string) error {
 	}
 	var r io.Reader = a.stdin
 	if pos[0] != "-" {
-		f, err := os.Open(pos[0])
+		f, err := safefile.Open(pos[0])
 		if err != nil {
 			return err
 		}
