@@ -153,7 +153,18 @@ func (a *app) embedder() (mnemo.Embedder, error) {
 		}
 		return e, nil
 	default:
-		return nil, fmt.Errorf("MNEMO_EMBEDDER %q is unknown (want hash or openai)", kind)
+		dir, ok := strings.CutPrefix(kind, "static:")
+		if !ok || dir == "" {
+			return nil, fmt.Errorf("MNEMO_EMBEDDER %q is unknown (want hash, openai or static:DIR)", kind)
+		}
+		e, err := embed.NewStatic(dir)
+		if err != nil {
+			return nil, err
+		}
+		if dim != 0 && dim != e.Info().Dim {
+			return nil, fmt.Errorf("MNEMO_EMBED_DIM %d does not match the %d dimensions of the static model", dim, e.Info().Dim)
+		}
+		return e, nil
 	}
 }
 

@@ -117,7 +117,7 @@ global flags (also accepted after the command):
   --server URL       use a mnemo server instead of the database file (env MNEMO_SERVER)
   --api-key KEY      API key for --server (env MNEMO_API_KEY)
 
-environment: MNEMO_EMBEDDER (hash|openai), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
+environment: MNEMO_EMBEDDER (hash|openai|static:DIR), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
 MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES,
 MNEMO_TRIAGE_CAPACITY, MNEMO_EXTRACT_EVERY (extract memories from threads every N messages;
 0 = off), MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
