@@ -38,6 +38,13 @@ if ! have_postgres; then
 	echo "test: installing PostgreSQL (apt-get install postgresql) for the PostgreSQL store tests"
 	apt_install --no-install-recommends postgresql || true
 fi
+# Thesauri for query expansion (WordNet, LibreOffice MyThes); the thesaurus
+# tests use the installed files and skip without them.
+have_thesauri() { [ -f /usr/share/wordnet/index.noun ] && for l in en_US ru_RU uk_UA; do compgen -G "/usr/share/mythes/th_${l}*.dat" >/dev/null || return 1; done; }
+if ! have_thesauri; then
+	echo "test: installing thesauri (apt-get install wordnet-base mythes-en-us mythes-ru mythes-uk)"
+	apt_install --no-install-recommends wordnet-base mythes-en-us mythes-ru mythes-uk || true
+fi
 # In CI the PostgreSQL tests must run: a missing server fails them instead
 # of skipping them.
 case "${CI:-}" in

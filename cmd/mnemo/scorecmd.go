@@ -112,6 +112,14 @@ func cmdHalflife(ctx context.Context, a *app, args []string) error {
 var version = "dev"
 
 func cmdVersion(ctx context.Context, a *app, args []string) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	verbose := fs.Bool("verbose", false, "also list the active lexical resources (thesauri)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *verbose {
+		return a.printLexicalResources(version)
+	}
 	fmt.Fprintln(a.stdout, "mnemo", version)
 	return nil
 }
