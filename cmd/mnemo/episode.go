@@ -34,7 +34,7 @@ func cmdThreads(ctx context.Context, a *app, args []string) error {
 		return a.printJSON(ts)
 	}
 	for _, t := range ts {
-		fmt.Fprintf(a.stdout, "%s  %4d records  %s – %s\n", t.Name, t.Records, t.First.Format("2006-01-02 15:04"), t.Last.Format("2006-01-02 15:04"))
+		fmt.Fprintf(a.stdout, "%s  %4d records  %s – %s\n", a.shown(t.Name), t.Records, t.First.Format("2006-01-02 15:04"), t.Last.Format("2006-01-02 15:04"))
 	}
 	return nil
 }
@@ -65,6 +65,6 @@ func cmdEpisode(ctx context.Context, a *app, args []string) error {
 		verb = "wrote"
 	}
 	fmt.Fprintf(a.stdout, "%s episode %s (%d sentences of %d records, %d tokens)\n%s\n", verb, res.Record.ID, res.Chosen, res.Records,
-		res.Record.Tokens, res.Record.Text)
+		res.Record.Tokens, a.shown(res.Record.Text))
 	return nil
 }

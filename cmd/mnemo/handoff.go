@@ -41,6 +41,6 @@ func cmdHandoff(ctx context.Context, a *app, args []string) error {
 	if a.json {
 		return a.printJSON(h)
 	}
-	fmt.Fprint(a.stdout, h.Markdown)
+	fmt.Fprint(a.stdout, a.shown(h.Markdown))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
@@ -163,7 +164,7 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(a.stdout, "triage: alpha %.3f (%.0f events/min over capacity %.0f)\n", res.Triage.Alpha, res.Triage.Rate, res.Triage.Limit)
 	}
 	for i, h := range res.Hits {
-		fmt.Fprintf(a.stdout, "%2d. %.4f  %s  %s/%s  %s\n      %s\n", i+1, h.Score, h.ID, h.Layer, h.Kind, oneLine(h.Text, 100), formatFactors(h.Factors))
+		fmt.Fprintf(a.stdout, "%2d. %.4f  %s  %s/%s  %s\n      %s\n", i+1, h.Score, h.ID, h.Layer, h.Kind, a.shown(oneLine(h.Text, 100)), formatFactors(h.Factors))
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(a.stdout, "no matching memories")
@@ -201,7 +202,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	if a.json {
 		return a.printJSON(d)
 	}
-	fmt.Fprint(a.stdout, d.Markdown)
+	fmt.Fprint(a.stdout, a.shown(d.Markdown))
 	fmt.Fprintf(a.stderr, "digest: %d entries, %d/%d tokens, %d left out, intent %s\n", len(d.Entries), d.UsedTokens, d.Budget, d.Omitted, d.Intent)
 	return nil
 }
@@ -242,7 +243,7 @@ func (a *app) printRecord(r *mnemo.Record) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+			fmt.Fprintf(tw, "%s\t%s\n", k, a.shown(v))
 		}
 	}
 	row("id", r.ID)
@@ -424,9 +425,9 @@ func cmdHistory(ctx context.Context, a *app, args []string) error {
 		}
 		text := "(redacted: above your clearance)"
 		if r.Record != nil {
-			text = oneLine(r.Record.Text, 80)
+			text = a.shown(oneLine(r.Record.Text, 80))
 		}
-		fmt.Fprintf(a.stdout, "%s  %-9s %-6s %s\n", r.At.Format("2006-01-02T15:04:05Z"), r.Action, actor, text)
+		fmt.Fprintf(a.stdout, "%s  %-9s %-6s %s\n", r.At.Format("2006-01-02T15:04:05Z"), r.Action, a.shown(actor), text)
 	}
 	return nil
 }
@@ -470,7 +471,7 @@ func cmdList(ctx context.Context, a *app, args []string) error {
 		} else if r.SupersededBy != "" {
 			mark = " (superseded)"
 		}
-		fmt.Fprintf(a.stdout, "%s  %-12s %-10s %s%s\n", r.ID, r.Layer, r.Kind, oneLine(r.Text, 80), mark)
+		fmt.Fprintf(a.stdout, "%s  %-12s %-10s %s%s\n", r.ID, r.Layer, r.Kind, a.shown(oneLine(r.Text, 80)), mark)
 	}
 	return nil
 }
@@ -604,4 +605,71 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// shown returns s as it may be written to the standard output: on a
+// terminal, control characters other than newline and tab (escape
+// sequences, carriage returns, C1 controls) and bidirectional overrides
+// are escaped, so that stored text cannot move the cursor, rewrite the
+// screen or the title, or hide what it says. Elsewhere (a pipe, a file)
+// s is written as it is.
+func (a *app) shown(s string) string {
+	if !isTerminal(a.stdout) {
+		return s
+	}
+	return escapeControls(s)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// escapeControls escapes every control character of s but newline and
+// tab, every bidirectional formatting character and every invalid UTF-8
+// byte, as \xHH or \uHHHH.
+func escapeControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if needsEscape(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case needsEscape(r) && r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }
