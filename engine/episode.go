@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -234,7 +235,9 @@ func (s *Service) Threads(ctx context.Context, c mnemo.Caller, ns string) ([]mne
 // SummarizeIdle writes or refreshes the episode of every thread, in every
 // namespace, that has at least minRecords live records, has been quiet for
 // idle, and has no episode yet or one older than its last record. It
-// returns the episodes written per namespace.
+// returns the episodes written per namespace. A thread or namespace that
+// fails does not stop the others: the errors, each naming its namespace and
+// thread, are joined.
 func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minRecords int) (map[string]int, error) {
 	nss, err := s.store.Namespaces(ctx)
 	if err != nil {
@@ -243,29 +246,36 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 	c := mnemo.Caller{Name: "episodes", Clearance: mnemo.MaxAccessLevel}
 	now := s.now()
 	out := map[string]int{}
+	var errs []error
 	for _, ns := range nss {
 		sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
 		threads, err := s.store.Threads(ctx, sc)
 		if err != nil {
-			return out, err
+			errs = append(errs, fmt.Errorf("episodes of %s: %w", ns, err))
+			continue
 		}
 		for _, t := range threads {
+			if ctx.Err() != nil {
+				return out, errors.Join(append(errs, ctx.Err())...)
+			}
 			if t.Records < minRecords || now.Sub(t.Last) < idle {
 				continue
 			}
 			if ep, err := s.store.Get(ctx, sc, EpisodeID(ns, t.Name)); err == nil && ep.DeletedAt == nil && !ep.CreatedAt.Before(t.Last) {
 				continue // up to date
 			} else if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-				return out, err
+				errs = append(errs, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err))
+				continue
 			}
 			if _, err := s.Summarize(ctx, c, ns, t.Name, 0); err != nil {
 				if mnemo.ErrorCode(err) == mnemo.ENOTFOUND { // nothing to summarise
 					continue
 				}
-				return out, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err)
+				errs = append(errs, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err))
+				continue
 			}
 			out[ns]++
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -104,23 +106,29 @@ func (s *Service) Expire(ctx context.Context, c mnemo.Caller, ns string, opt Exp
 // ExpireAll runs Expire on every namespace of the store with full
 // clearance, as the server's background expiry does, and returns the
 // number of records archived per namespace (namespaces with none left out).
+// A namespace that fails does not stop the others: the errors, each naming
+// its namespace, are joined.
 func (s *Service) ExpireAll(ctx context.Context, actor string, opt ExpireOptions) (map[string]int, error) {
 	nss, err := s.store.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
+	var errs []error
 	c := mnemo.Caller{Name: actor, Clearance: mnemo.MaxAccessLevel}
 	for _, ns := range nss {
+		if ctx.Err() != nil {
+			return out, errors.Join(append(errs, ctx.Err())...)
+		}
 		res, err := s.Expire(ctx, c, ns, opt)
 		if res != nil && len(res.Archived) > 0 {
 			out[ns] = len(res.Archived)
 		}
 		if err != nil {
-			return out, err
+			errs = append(errs, fmt.Errorf("expiry of %s: %w", ns, err))
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // Purge hard-deletes the records of a namespace that were forgotten or
@@ -135,22 +143,27 @@ func (s *Service) Purge(ctx context.Context, c mnemo.Caller, ns string, olderTha
 }
 
 // PurgeAll runs Purge on every namespace and returns the number of records
-// purged per namespace (namespaces with none left out).
+// purged per namespace (namespaces with none left out). A namespace that
+// fails does not stop the others; the errors are joined.
 func (s *Service) PurgeAll(ctx context.Context, olderThan time.Duration) (map[string]int, error) {
 	nss, err := s.store.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
+	var errs []error
 	c := mnemo.Caller{Name: "retention", Clearance: mnemo.MaxAccessLevel}
 	for _, ns := range nss {
+		if ctx.Err() != nil {
+			return out, errors.Join(append(errs, ctx.Err())...)
+		}
 		n, err := s.Purge(ctx, c, ns, olderThan)
 		if n > 0 {
 			out[ns] = n
 		}
 		if err != nil {
-			return out, err
+			errs = append(errs, fmt.Errorf("purge of %s: %w", ns, err))
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

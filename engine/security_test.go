@@ -222,3 +222,28 @@ func TestExtractionStateKeysPerNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestEpisodeJobGoesOnAfterAFailingNamespace: a thread that cannot be
+// summarised in one namespace does not stop the background episode job
+// for the namespaces after it; the failure is reported with its name.
+func TestEpisodeJobGoesOnAfterAFailingNamespace(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	start := f.now.Add(-3 * time.Hour)
+	long := strings.Repeat("telemetry frame sequence ", 200) // one sentence over any episode budget
+	var bad, good []mnemo.NewRecord
+	for i := range 4 {
+		bad = append(bad, mnemo.NewRecord{Text: fmt.Sprintf("Anna: %d %s", i, long), Thread: "t", At: at(start.Add(time.Duration(i) * time.Minute))})
+		good = append(good, mnemo.NewRecord{Text: fmt.Sprintf("Ben: pass %d went through Svalbard without a gap.", i), Thread: "t",
+			At: at(start.Add(time.Duration(i) * time.Minute))})
+	}
+	f.remember(t, "a-first", bad...)
+	f.remember(t, "b-second", good...)
+	n, err := f.svc.SummarizeIdle(ctx, time.Hour, 4)
+	if err == nil || !strings.Contains(err.Error(), "a-first") {
+		t.Errorf("the failing namespace was not reported: %v", err)
+	}
+	if n["b-second"] != 1 {
+		t.Errorf("episodes written %v: the namespace after the failing one was skipped", n)
+	}
+}
