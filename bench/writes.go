@@ -284,6 +284,7 @@ type WriteCheck struct {
 	P50Ratio     float64 `json:"p50_ratio"` // large ÷ small
 	P95Ratio     float64 `json:"p95_ratio"`
 	MaxRatio     float64 `json:"max_ratio"`
+	Elapsed      float64 `json:"elapsed_s"` // the whole check, loading included
 }
 
 // Failed reports whether a ratio is above MaxRatio (false for a nil check).
@@ -297,9 +298,9 @@ func (c *WriteCheck) String() string {
 	if c.Failed() {
 		verdict = "OVER"
 	}
-	return fmt.Sprintf("Single writes over REST, the last %d up to %s vs up to %s records, each store just opened: p50 %s vs %s ms (%.2f×), p95 %s vs %s ms (%.2f×); %s the limit of %.0f×.",
+	return fmt.Sprintf("Single writes over REST, the last %d up to %s vs up to %s records, each store just opened: p50 %s vs %s ms (%.2f×), p95 %s vs %s ms (%.2f×); %s the limit of %.0f× (check: %.1f s).",
 		c.Writes, thousands(c.Small), thousands(c.Large), msString(c.SmallLatency.P50), msString(c.LargeLatency.P50), c.P50Ratio,
-		msString(c.SmallLatency.P95), msString(c.LargeLatency.P95), c.P95Ratio, verdict, c.MaxRatio)
+		msString(c.SmallLatency.P95), msString(c.LargeLatency.P95), c.P95Ratio, verdict, c.MaxRatio, c.Elapsed)
 }
 
 // RunWriteCheck is the regression check of single writes: two stores are
@@ -324,6 +325,7 @@ func RunWriteCheck(ctx context.Context, opt WriteCheckOptions) (*WriteCheck, err
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
+	start := time.Now()
 	if opt.Small <= opt.Writes || opt.Large <= opt.Small {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "write check: want writes < small < large, got %d, %d, %d", opt.Writes, opt.Small, opt.Large)
 	}
@@ -382,5 +384,6 @@ func RunWriteCheck(ctx context.Context, opt WriteCheckOptions) (*WriteCheck, err
 		c.P50Ratio = round2(float64(c.LargeLatency.P50) / float64(c.SmallLatency.P50))
 		c.P95Ratio = round2(float64(c.LargeLatency.P95) / float64(c.SmallLatency.P95))
 	}
+	c.Elapsed = round2(time.Since(start).Seconds())
 	return c, nil
 }

@@ -29,6 +29,7 @@ type Namespace[K comparable] struct {
 	sketchDim int
 	sketchBuf []float32
 	kw        keywordIndex
+	thr       threadMembers // each thread's entries in order, for document expansion
 }
 
 // New returns an empty namespace sized for count records of vectors of
@@ -131,13 +132,16 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 		e.sk = -1
 	}
 	if ok {
+		old := n.ents[i]
 		n.ents[i] = e
 		n.byID[e.ID] = i
+		n.thr.moved(n.ents, int32(i), &old)
 		return
 	}
 	n.pos[key] = len(n.ents)
 	n.byID[e.ID] = len(n.ents)
 	n.ents = append(n.ents, e)
+	n.thr.moved(n.ents, int32(len(n.ents)-1), nil)
 }
 
 // Remove hides a row that is gone (hard-deleted) from every search and
@@ -147,6 +151,9 @@ func (n *Namespace[K]) Remove(key K) {
 		n.build.touch(i)
 		e := &n.ents[i]
 		n.kw.unindex(i, e)
+		if e.Thread != "" && e.Seq != -1 {
+			n.thr.drop(e.Thread, int32(i))
+		}
 		if j, ok := n.byID[e.ID]; ok && j == i {
 			delete(n.byID, e.ID)
 		}
@@ -305,8 +312,9 @@ type sketchBuild struct {
 }
 
 // sketchChunk is how many entries a background build sketches per hold of
-// the read lock: about a millisecond, which a waiting write may be delayed by.
-const sketchChunk = 64
+// the read lock: a fraction of a millisecond, which a waiting write may be
+// delayed by.
+const sketchChunk = 16
 
 // touch notes that entry position i changed; b may be nil (no build runs).
 func (b *sketchBuild) touch(i int) {
