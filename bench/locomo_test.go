@@ -172,6 +172,32 @@ func TestRunLoCoMoTiny(t *testing.T) {
 	if !slices.Equal(names, Methods) {
 		t.Fatalf("methods %v", names)
 	}
+	// Each half holds its conversations' questions, and the overall figures
+	// are the question-weighted mean of the halves'.
+	for _, m := range rep.Methods {
+		if len(m.Halves) != 2 || m.Halves[0].Label != "1-1" || m.Halves[1].Label != "2-2" {
+			t.Fatalf("%s halves %+v", m.Name, m.Halves)
+		}
+		h1, h2 := m.Halves[0].Overall, m.Halves[1].Overall
+		if h1.Questions != 3 || h2.Questions != 1 {
+			t.Errorf("%s: halves of %d and %d questions, want 3 and 1", m.Name, h1.Questions, h2.Questions)
+		}
+		for _, k := range rep.Ks {
+			if got := (3*h1.RecallAt[k] + h2.RecallAt[k]) / 4; !near(got, m.Overall.RecallAt[k]) {
+				t.Errorf("%s: recall@%d of the halves %v, overall %v", m.Name, k, got, m.Overall.RecallAt[k])
+			}
+		}
+		for _, b := range rep.Budgets {
+			if v, ok := m.Overall.TokensPerFound[b]; !ok || v <= 0 {
+				t.Errorf("%s: %v tokens per evidence turn within %d", m.Name, v, b)
+			}
+		}
+	}
+	// The thread factor only reorders BM25's candidates: the same turns
+	// are found within the deepest list.
+	if a, b := rep.Method(MethodBM25Thread).Overall.RecallAt[5], rep.Method(MethodBM25).Overall.RecallAt[5]; a != b {
+		t.Errorf("bm25-thread recall@5 %v, bm25 %v: a rerank of ≤ 5 candidates finds the same turns", a, b)
+	}
 	// Recency order, conv-a: D2:3 D2:2 D2:1 D1:3 D1:2 D1:1; conv-b: D1:4 … D1:1.
 	// q1 (cat 4, D1:2) rank 5; q2 (cat 1, D1:1+D2:3) ranks 6 and 1;
 	// q4 (cat 2, D2:3) rank 1; q6 (cat 4, D1:4) rank 1.
@@ -210,8 +236,9 @@ func TestRunLoCoMoTiny(t *testing.T) {
 	if len(obj) != 3 || obj["questions"] != 4.0 || obj["skipped_evidence"] != 2.0 {
 		t.Fatalf("top level %s", b)
 	}
-	m0 := obj["methods"].([]any)[3].(map[string]any)
-	for _, k := range []string{"name", "recall_at_1", "recall_at_3", "recall_at_5", "mrr", "recall_in_budget", "by_category"} {
+	m0 := obj["methods"].([]any)[4].(map[string]any)
+	for _, k := range []string{"name", "questions", "recall_at_1", "recall_at_3", "recall_at_5", "mrr", "recall_in_budget",
+		"tokens_per_evidence_turn", "by_category", "halves"} {
 		if _, ok := m0[k]; !ok {
 			t.Errorf("method object lacks %q: %v", k, m0)
 		}
@@ -226,12 +253,29 @@ func TestRunLoCoMoTiny(t *testing.T) {
 	if c4 := bc["4"].(map[string]any); c4["recall_at_5"] != 1.0 || c4["mrr"] != 0.6 {
 		t.Errorf("by_category 4 = %v", c4)
 	}
+	// Halves: conversation 1 (q1, q2, q4: ranks 5, 6+1, 1) and conversation 2 (q6: rank 1).
+	hv := m0["halves"].(map[string]any)
+	h1, h2 := hv["1-1"].(map[string]any), hv["2-2"].(map[string]any)
+	if len(hv) != 2 || h1["questions"] != 3.0 || h2["questions"] != 1.0 || h1["recall_at_1"] != 0.5 || h2["recall_at_1"] != 1.0 {
+		t.Errorf("halves %v", hv)
+	}
+	if _, ok := h1["by_category"].(map[string]any)["1"]; !ok {
+		t.Errorf("half 1-1 has no by_category 1: %v", h1)
+	}
+	if tp := m0["tokens_per_evidence_turn"].(map[string]any); len(tp) != 2 || tp["300"] == nil {
+		t.Errorf("tokens_per_evidence_turn %v", tp)
+	}
 
 	var md strings.Builder
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| recency | 0.625 | 0.625 | 0.875 | 0.800 |", "| method | recall@1 | recall@3 | recall@5 | MRR | in 100 tok | in 300 tok |", "4 single-hop (2)"} {
+	for _, want := range []string{"| recency | 0.625 | 0.625 | 0.875 | 0.800 |",
+		"| method | recall@1 | recall@3 | recall@5 | MRR | in 100 tok | in 300 tok | tok/turn 100 | tok/turn 300 |",
+		"4 single-hop (2)", "All conversations, categories 1–4 (4 questions)",
+		"Conversations 1–1 (settings are chosen on this half), categories 1–4 (3 questions)",
+		"Conversations 2–2 (held out), categories 1–4 (1 questions)", "| recency | 0.500 | 0.500 | 0.833 | 0.733 |",
+		"| bm25-thread |", "+ 0.10 ×"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -263,5 +307,86 @@ func TestRunLoCoMoOptions(t *testing.T) {
 	}
 	if _, err := RunLoCoMo(context.Background(), &Dataset{}, LoCoMoOptions{}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("empty data set: %v", err)
+	}
+}
+
+func TestThreadRerank(t *testing.T) {
+	threads := map[string]string{"a1": "A", "a2": "A", "a3": "A", "b1": "B", "n1": ""}
+	thread := func(id string) string { return threads[id] }
+	hits := []mnemo.Hit{{ID: "b1", Score: 10}, {ID: "n1", Score: 9.8}, {ID: "a1", Score: 9.5}, {ID: "a2", Score: 4}, {ID: "a3", Score: 2}}
+	tests := []struct {
+		name   string
+		hits   []mnemo.Hit
+		weight float64
+		want   []string
+	}{
+		// Normalised: b1 1, n1 0.98, a1 0.95, a2 0.4, a3 0.2. Thread A's
+		// mass 1.55 beats B's 1, so A's factor is 1 and B's 1/1.55.
+		// weight 0.1: a1 1.05, b1 1.0645, n1 0.98, a2 0.5, a3 0.3.
+		{"lifts the thread with the most matching text", hits, 0.1, []string{"b1", "a1", "n1", "a2", "a3"}},
+		// weight 0.5: a1 1.45, b1 1.3226, n1 0.98, a2 0.9, a3 0.7.
+		{"heavier weight", hits, 0.5, []string{"a1", "b1", "n1", "a2", "a3"}},
+		{"weight 0 keeps the BM25 order", hits, 0, []string{"b1", "n1", "a1", "a2", "a3"}},
+		{"ties keep the BM25 order", []mnemo.Hit{{ID: "a1", Score: 3}, {ID: "b1", Score: 3}}, 0, []string{"a1", "b1"}},
+		{"no positive score", []mnemo.Hit{{ID: "a1", Score: 0}, {ID: "b1", Score: 0}}, 0.1, []string{"a1", "b1"}},
+		{"empty", nil, 0.1, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ThreadRerank(tt.hits, thread, tt.weight)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// A weak match in a thread that holds most of the matching text
+	// overtakes a stronger match that stands alone.
+	lone := []mnemo.Hit{{ID: "b1", Score: 10}, {ID: "a1", Score: 9.5}, {ID: "a2", Score: 9}, {ID: "a3", Score: 9}}
+	// a1 0.95 + 0.1 = 1.05; b1 1 + 0.1 · 1/2.75 ≈ 1.036.
+	if got := ThreadRerank(lone, thread, 0.1); !slices.Equal(got, []string{"a1", "b1", "a2", "a3"}) {
+		t.Errorf("got %v, want a1 b1 a2 a3", got)
+	}
+}
+
+// Tokens per evidence turn found is a ratio of sums over questions, per
+// budget, not a mean of per-question ratios; a budget under which nothing
+// was found has no figure.
+func TestTokensPerFound(t *testing.T) {
+	acc := newAccumulator([]int{1}, []int{100, 200})
+	q1 := ScoreQuestion([]string{"a"}, map[int][]string{100: {"a", "x"}, 200: {"a", "x", "b"}}, []string{"a", "b"}, []int{1})
+	q1.PackedTokens = map[int]int{100: 90, 200: 180}
+	q2 := ScoreQuestion([]string{"y"}, map[int][]string{100: {"y"}, 200: {"y", "c"}}, []string{"c"}, []int{1})
+	q2.PackedTokens = map[int]int{100: 60, 200: 120}
+	q3 := ScoreQuestion([]string{"z"}, map[int][]string{100: {"z"}, 200: {"z"}}, []string{"d"}, []int{1})
+	q3.PackedTokens = map[int]int{100: 50, 200: 50}
+	if q1.FoundInBudget[100] != 1 || q1.FoundInBudget[200] != 2 || q2.FoundInBudget[100] != 0 {
+		t.Fatalf("found %v %v", q1.FoundInBudget, q2.FoundInBudget)
+	}
+	acc.add(4, q1)
+	acc.add(2, q2)
+	acc.add(5, q3)
+	m := acc.mean(1, 2, 3, 4)
+	// 100: (90 + 60) / 1; 200: (180 + 120) / 3. Category 5 is not counted.
+	if !near(m.TokensPerFound[100], 150) || !near(m.TokensPerFound[200], 100) {
+		t.Errorf("tokens per evidence turn %v, want 100:150 200:100", m.TokensPerFound)
+	}
+	if c5 := acc.mean(5); len(c5.TokensPerFound) != 0 {
+		t.Errorf("category 5 found nothing but has %v", c5.TokensPerFound)
+	}
+	b, _ := json.Marshal(acc.mean(5))
+	if !strings.Contains(string(b), `"tokens_per_evidence_turn":{"100":null,"200":null}`) {
+		t.Errorf("json %s", b)
+	}
+}
+
+func TestHalves(t *testing.T) {
+	tests := []struct {
+		n    int
+		want [][2]int
+	}{{10, [][2]int{{1, 5}, {6, 10}}}, {2, [][2]int{{1, 1}, {2, 2}}}, {5, [][2]int{{1, 3}, {4, 5}}}, {1, nil}, {0, nil}}
+	for _, tt := range tests {
+		if got := halves(tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("halves(%d) = %v, want %v", tt.n, got, tt.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 )
@@ -21,9 +22,17 @@ type Metrics struct {
 	// evidence turns present in the context packed within that budget,
 	// averaged over questions.
 	RecallInBudget map[int]float64
+	// TokensPerFound maps a token budget to the precision of the packed
+	// context: the tokens packed within that budget, summed over the
+	// questions, divided by the evidence turns found in it, summed over the
+	// same questions (lower is better). A budget under which no evidence
+	// turn was found has no entry.
+	TokensPerFound map[int]float64
 }
 
-// MarshalJSON writes {"recall_at_5": …, "mrr": …, "recall_in_budget": {"500": …}}.
+// MarshalJSON writes {"questions": …, "recall_at_5": …, "mrr": …,
+// "recall_in_budget": {"500": …}, "tokens_per_evidence_turn": {"500": …}}
+// (null for a budget under which no evidence turn was found).
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -33,21 +42,28 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 }
 
 func (m Metrics) writeFields(b *bytes.Buffer) {
-	for i, k := range sortedKeys(m.RecallAt) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"recall_at_` + strconv.Itoa(k) + `":` + num(m.RecallAt[k]))
+	b.WriteString(`"questions":` + strconv.Itoa(m.Questions))
+	for _, k := range sortedKeys(m.RecallAt) {
+		b.WriteString(`,"recall_at_` + strconv.Itoa(k) + `":` + num(m.RecallAt[k]))
 	}
-	if len(m.RecallAt) > 0 {
-		b.WriteByte(',')
-	}
-	b.WriteString(`"mrr":` + num(m.MRR) + `,"recall_in_budget":{`)
+	b.WriteString(`,"mrr":` + num(m.MRR) + `,"recall_in_budget":{`)
 	for i, k := range sortedKeys(m.RecallInBudget) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`"` + strconv.Itoa(k) + `":` + num(m.RecallInBudget[k]))
+	}
+	b.WriteString(`},"tokens_per_evidence_turn":{`)
+	for i, k := range sortedKeys(m.RecallInBudget) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v, ok := m.TokensPerFound[k]
+		s := "null"
+		if ok {
+			s = strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		b.WriteString(`"` + strconv.Itoa(k) + `":` + s)
 	}
 	b.WriteByte('}')
 }
@@ -65,33 +81,63 @@ func sortedKeys[V any](m map[int]V) []int {
 }
 
 // MethodResult is one method's figures: over categories 1–4 together, and
-// per category.
+// per category; over all conversations, and over each half of them.
 type MethodResult struct {
 	Name       string
 	Overall    Metrics         // categories 1–4
 	ByCategory map[int]Metrics // 1..5
+	Halves     []Half          // the first and the second half of the conversations
 }
 
-// MarshalJSON writes the overall metrics flat beside the name, and
-// by_category keyed by the category number as a string.
+// Half is one method's figures on a contiguous run of conversations,
+// numbered from 1 in file order.
+type Half struct {
+	Label      string // "1-5"
+	First      int    // first conversation, from 1
+	Last       int    // last conversation, inclusive
+	Overall    Metrics
+	ByCategory map[int]Metrics
+}
+
+// MarshalJSON writes the overall metrics flat beside the name,
+// by_category keyed by the category number as a string, and halves keyed
+// by their label ("1-5", "6-10"), each with the same metrics and its own
+// by_category.
 func (r MethodResult) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	name, _ := json.Marshal(r.Name)
 	b.WriteString(`{"name":`)
 	b.Write(name)
 	b.WriteByte(',')
-	r.Overall.writeFields(&b)
+	writeResult(&b, r.Overall, r.ByCategory)
+	b.WriteString(`,"halves":{`)
+	for i, h := range r.Halves {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		label, _ := json.Marshal(h.Label)
+		b.Write(label)
+		b.WriteString(":{")
+		writeResult(&b, h.Overall, h.ByCategory)
+		b.WriteByte('}')
+	}
+	b.WriteString("}}")
+	return b.Bytes(), nil
+}
+
+// writeResult writes overall's fields and "by_category".
+func writeResult(b *bytes.Buffer, overall Metrics, byCategory map[int]Metrics) {
+	overall.writeFields(b)
 	b.WriteString(`,"by_category":{`)
-	for i, c := range sortedKeys(r.ByCategory) {
+	for i, c := range sortedKeys(byCategory) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`"` + strconv.Itoa(c) + `":`)
-		mb, _ := r.ByCategory[c].MarshalJSON()
+		mb, _ := byCategory[c].MarshalJSON()
 		b.Write(mb)
 	}
-	b.WriteString("}}")
-	return b.Bytes(), nil
+	b.WriteByte('}')
 }
 
 // QuestionScore is the figures of one method on one question.
@@ -99,6 +145,12 @@ type QuestionScore struct {
 	RecallAt       map[int]float64
 	RR             float64 // reciprocal rank of the first evidence turn
 	RecallInBudget map[int]float64
+	// FoundInBudget maps a budget to the number of distinct evidence turns
+	// in the context packed within it.
+	FoundInBudget map[int]int
+	// PackedTokens maps a budget to the tokens of the context packed
+	// within it; the caller sets it (ScoreQuestion sees only ids).
+	PackedTokens map[int]int
 }
 
 // ScoreQuestion scores one ranked list of dia_ids (best first, possibly
@@ -106,7 +158,8 @@ type QuestionScore struct {
 // against a question's evidence. With no evidence every figure is 0; the
 // caller leaves such questions out.
 func ScoreQuestion(ranked []string, packed map[int][]string, evidence []string, ks []int) QuestionScore {
-	qs := QuestionScore{RecallAt: map[int]float64{}, RecallInBudget: map[int]float64{}}
+	qs := QuestionScore{RecallAt: map[int]float64{}, RecallInBudget: map[int]float64{}, FoundInBudget: map[int]int{},
+		PackedTokens: map[int]int{}}
 	ev := make(map[string]bool, len(evidence))
 	for _, e := range evidence {
 		ev[e] = true
@@ -117,6 +170,7 @@ func ScoreQuestion(ranked []string, packed map[int][]string, evidence []string, 
 		}
 		for b := range packed {
 			qs.RecallInBudget[b] = 0
+			qs.FoundInBudget[b] = 0
 		}
 		return qs
 	}
@@ -130,30 +184,40 @@ func ScoreQuestion(ranked []string, packed map[int][]string, evidence []string, 
 		}
 	}
 	for b, ids := range packed {
-		qs.RecallInBudget[b] = share(ids, ev)
+		n := found(ids, ev)
+		qs.FoundInBudget[b] = n
+		qs.RecallInBudget[b] = float64(n) / float64(len(ev))
 	}
 	return qs
 }
 
 // share is the fraction of the evidence set present in ids.
 func share(ids []string, ev map[string]bool) float64 {
-	found := map[string]bool{}
+	return float64(found(ids, ev)) / float64(len(ev))
+}
+
+// found counts the distinct members of the evidence set present in ids.
+func found(ids []string, ev map[string]bool) int {
+	seen := map[string]bool{}
 	for _, id := range ids {
 		if ev[id] {
-			found[id] = true
+			seen[id] = true
 		}
 	}
-	return float64(len(found)) / float64(len(ev))
+	return len(seen)
 }
 
 // accumulator sums question scores per category.
 type accumulator struct {
 	ks, budgets []int
-	sum         map[int]*Metrics // category -> sums
+	sum         map[int]*Metrics        // category -> sums
+	spent       map[int]map[int]float64 // category -> budget -> tokens packed
+	found       map[int]map[int]float64 // category -> budget -> evidence turns found
 }
 
 func newAccumulator(ks, budgets []int) *accumulator {
-	return &accumulator{ks: ks, budgets: budgets, sum: map[int]*Metrics{}}
+	return &accumulator{ks: ks, budgets: budgets, sum: map[int]*Metrics{},
+		spent: map[int]map[int]float64{}, found: map[int]map[int]float64{}}
 }
 
 func (a *accumulator) add(category int, qs QuestionScore) {
@@ -167,6 +231,11 @@ func (a *accumulator) add(category int, qs QuestionScore) {
 			m.RecallInBudget[b] = 0
 		}
 		a.sum[category] = m
+		a.spent[category], a.found[category] = map[int]float64{}, map[int]float64{}
+	}
+	for b, n := range qs.FoundInBudget {
+		a.found[category][b] += float64(n)
+		a.spent[category][b] += float64(qs.PackedTokens[b])
 	}
 	m.Questions++
 	for k, v := range qs.RecallAt {
@@ -180,17 +249,24 @@ func (a *accumulator) add(category int, qs QuestionScore) {
 
 // mean averages the sums of the given categories together.
 func (a *accumulator) mean(cats ...int) Metrics {
-	out := Metrics{RecallAt: map[int]float64{}, RecallInBudget: map[int]float64{}}
+	out := Metrics{RecallAt: map[int]float64{}, RecallInBudget: map[int]float64{}, TokensPerFound: map[int]float64{}}
 	for _, k := range a.ks {
 		out.RecallAt[k] = 0
 	}
 	for _, b := range a.budgets {
 		out.RecallInBudget[b] = 0
 	}
+	spent, foundN := map[int]float64{}, map[int]float64{}
 	for _, c := range cats {
 		m := a.sum[c]
 		if m == nil {
 			continue
+		}
+		for b, v := range a.spent[c] {
+			spent[b] += v
+		}
+		for b, v := range a.found[c] {
+			foundN[b] += v
 		}
 		out.Questions += m.Questions
 		out.MRR += m.MRR
@@ -210,6 +286,11 @@ func (a *accumulator) mean(cats ...int) Metrics {
 			out.RecallInBudget[b] /= n
 		}
 	}
+	for b, f := range foundN {
+		if f > 0 {
+			out.TokensPerFound[b] = spent[b] / f
+		}
+	}
 	return out
 }
 
@@ -221,6 +302,23 @@ func (a *accumulator) result(name string) MethodResult {
 		r.ByCategory[c] = a.mean(c)
 	}
 	return r
+}
+
+// half builds the figures of conversations first..last (from 1).
+func (a *accumulator) half(first, last int) Half {
+	r := a.result("")
+	return Half{Label: fmt.Sprintf("%d-%d", first, last), First: first, Last: last, Overall: r.Overall, ByCategory: r.ByCategory}
+}
+
+// halves splits conversations 1..n in file order into two contiguous
+// halves, the first one the larger when n is odd: 1–5 and 6–10 for
+// LoCoMo's ten. With fewer than two conversations there are none.
+func halves(n int) [][2]int {
+	if n < 2 {
+		return nil
+	}
+	m := (n + 1) / 2
+	return [][2]int{{1, m}, {m + 1, n}}
 }
 
 // packGreedy takes ids in rank order and keeps each one whose token cost

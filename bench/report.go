@@ -12,7 +12,8 @@ import (
 var categoryName = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 // WriteMarkdown writes the report as Markdown tables: the methods over
-// categories 1–4, then recall@10 and recall within each budget per category.
+// categories 1–4 on all conversations, then on each half of them, then
+// recall@10 and recall within each budget per category.
 func (r *LoCoMoReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "LoCoMo retrieval: %d conversations, %d turns, %d questions scored (%d without resolvable evidence left out), %d evidence references skipped (%d repaired).\n",
@@ -20,31 +21,69 @@ func (r *LoCoMoReport) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Embedder %s, preset %s, tokenizer %s, ranked lists of %d, %s.\n\n", r.Embedder, r.Preset, r.Tokenizer, r.Depth,
 		r.Elapsed.Round(100*time.Millisecond))
 
-	b.WriteString("Categories 1–4")
-	if len(r.Methods) > 0 {
-		fmt.Fprintf(&b, " (%d questions)", r.Methods[0].Overall.Questions)
-	}
-	b.WriteString(":\n\n| method |")
-	for _, k := range r.Ks {
-		fmt.Fprintf(&b, " recall@%d |", k)
-	}
-	b.WriteString(" MRR |")
-	for _, bu := range r.Budgets {
-		fmt.Fprintf(&b, " in %s tok |", thousands(bu))
-	}
-	b.WriteString("\n|---|")
-	b.WriteString(strings.Repeat("---:|", len(r.Ks)+1+len(r.Budgets)))
-	b.WriteString("\n")
-	for _, m := range r.Methods {
-		fmt.Fprintf(&b, "| %s |", m.Name)
+	table := func(title string, pick func(MethodResult) (Metrics, bool)) {
+		var n int
+		for _, m := range r.Methods {
+			if mt, ok := pick(m); ok {
+				n = mt.Questions
+				break
+			}
+		}
+		fmt.Fprintf(&b, "%s, categories 1–4 (%d questions):\n\n| method |", title, n)
 		for _, k := range r.Ks {
-			fmt.Fprintf(&b, " %.3f |", m.Overall.RecallAt[k])
+			fmt.Fprintf(&b, " recall@%d |", k)
 		}
-		fmt.Fprintf(&b, " %.3f |", m.Overall.MRR)
+		b.WriteString(" MRR |")
 		for _, bu := range r.Budgets {
-			fmt.Fprintf(&b, " %.3f |", m.Overall.RecallInBudget[bu])
+			fmt.Fprintf(&b, " in %s tok |", thousands(bu))
 		}
+		for _, bu := range r.Budgets {
+			fmt.Fprintf(&b, " tok/turn %s |", thousands(bu))
+		}
+		b.WriteString("\n|---|")
+		b.WriteString(strings.Repeat("---:|", len(r.Ks)+1+2*len(r.Budgets)))
 		b.WriteString("\n")
+		for _, m := range r.Methods {
+			mt, ok := pick(m)
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s |", m.Name)
+			for _, k := range r.Ks {
+				fmt.Fprintf(&b, " %.3f |", mt.RecallAt[k])
+			}
+			fmt.Fprintf(&b, " %.3f |", mt.MRR)
+			for _, bu := range r.Budgets {
+				fmt.Fprintf(&b, " %.3f |", mt.RecallInBudget[bu])
+			}
+			for _, bu := range r.Budgets {
+				if v, ok := mt.TokensPerFound[bu]; ok {
+					fmt.Fprintf(&b, " %.0f |", v)
+				} else {
+					b.WriteString(" — |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	table("All conversations", func(m MethodResult) (Metrics, bool) { return m.Overall, true })
+	fmt.Fprintf(&b, "\nbm25-thread is BM25 given the hybrid's thread factor: BM25's top %d reranked by BM25 ÷ the best BM25 "+
+		"+ %.2f × (the summed normalised BM25 of the record's thread among them ÷ the best thread's). "+
+		"tok/turn B is the tokens packed within budget B (the digest's used_tokens for hybrid, the packed turns' tokens for the others), "+
+		"summed over the questions, ÷ the evidence turns found within B (lower is better).\n", r.Depth, r.ThreadWeight)
+	if len(r.Methods) > 0 {
+		for i, h := range r.Methods[0].Halves {
+			title := fmt.Sprintf("\nConversations %d–%d (settings are chosen on this half)", h.First, h.Last)
+			if i > 0 {
+				title = fmt.Sprintf("\nConversations %d–%d (held out)", h.First, h.Last)
+			}
+			table(title, func(m MethodResult) (Metrics, bool) {
+				if i < len(m.Halves) {
+					return m.Halves[i].Overall, true
+				}
+				return Metrics{}, false
+			})
+		}
 	}
 
 	cats := map[int]int{}

@@ -23,14 +23,15 @@ import (
 
 // Method names, in table order.
 const (
-	MethodHybrid  = "hybrid"  // the engine's default ranking (Recall, Digest)
-	MethodBM25    = "bm25"    // store.Keyword only
-	MethodVector  = "vector"  // store.Vector only
-	MethodRecency = "recency" // most recent turns first
+	MethodHybrid     = "hybrid"      // the engine's default ranking (Recall, Digest)
+	MethodBM25       = "bm25"        // store.Keyword only
+	MethodBM25Thread = "bm25-thread" // store.Keyword reranked with the thread factor (ThreadRerank)
+	MethodVector     = "vector"      // store.Vector only
+	MethodRecency    = "recency"     // most recent turns first
 )
 
 // Methods lists the methods every LoCoMo run compares.
-var Methods = []string{MethodHybrid, MethodBM25, MethodVector, MethodRecency}
+var Methods = []string{MethodHybrid, MethodBM25, MethodBM25Thread, MethodVector, MethodRecency}
 
 // Default LoCoMo settings.
 var (
@@ -55,6 +56,8 @@ type LoCoMoOptions struct {
 	// Progress, when set, is called after each question with the number done
 	// and the total (calls are serialised).
 	Progress func(done, total int)
+
+	threadWeight float64 // bm25-thread's weight, set by RunLoCoMo
 }
 
 // LoCoMoReport is the outcome of a run. Its JSON form is
@@ -72,6 +75,7 @@ type LoCoMoReport struct {
 	Embedder         string        `json:"-"`
 	Preset           string        `json:"-"`
 	Tokenizer        string        `json:"-"`
+	ThreadWeight     float64       `json:"-"` // bm25-thread's weight of the thread factor
 	Ks               []int         `json:"-"`
 	Budgets          []int         `json:"-"`
 	Depth            int           `json:"-"`
@@ -107,11 +111,19 @@ func (quietStore) LogRetrieval(context.Context, ...mnemo.RetrievalLog) error { r
 // Methods: hybrid is Service.Recall (k = depth) for recall@k and MRR and
 // Service.Digest with the question as the task for recall within budget;
 // bm25 is Store.Keyword, vector is Store.Vector on the embedded question,
-// recency is every turn newest first. The baselines have no digest: their
-// ranked turns are packed greedily into the budget by each record's Tokens
-// (the token count of its rendered digest entry), skipping a turn that does
-// not fit; they pay no title, section header or score prefix, so the
-// comparison slightly favours them.
+// recency is every turn newest first; bm25-thread is Store.Keyword reranked
+// by ThreadRerank with the default preset's ThreadWeight (each session is a
+// thread). The baselines have no digest: their ranked turns are packed
+// greedily into the budget by each record's Tokens (the token count of its
+// rendered digest entry), skipping a turn that does not fit; they pay no
+// title, section header or score prefix, so the comparison slightly favours
+// them.
+//
+// Every method is also scored on each half of the conversations in file
+// order (1–5 and 6–10 of ten; see Half), and the precision of its packed
+// context is measured as tokens per evidence turn found (the digest's
+// used_tokens for the hybrid, the packed records' tokens for the
+// baselines).
 func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoReport, error) {
 	start := time.Now()
 	if ds == nil || len(ds.Conversations) == 0 {
@@ -147,6 +159,10 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 	if err != nil {
 		return nil, err
 	}
+	def, err := score.Lookup("")
+	if err != nil {
+		return nil, err
+	}
 	if opt.Depth == 0 {
 		opt.Depth = DefaultDepth
 	}
@@ -177,10 +193,23 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 
 	rep := &LoCoMoReport{Conversations: len(ds.Conversations), SkippedEvidence: ds.SkippedEvidence,
 		RepairedEvidence: ds.RepairedEvidence, Embedder: emb.Info().Name, Preset: pr.Name, Tokenizer: opt.Tokenizer.Name(),
-		Ks: opt.Ks, Budgets: opt.Budgets, Depth: opt.Depth}
+		Ks: opt.Ks, Budgets: opt.Budgets, Depth: opt.Depth, ThreadWeight: def.ThreadWeight}
+	opt.threadWeight = def.ThreadWeight
 	accs := map[string]*accumulator{}
 	for _, m := range Methods {
 		accs[m] = newAccumulator(opt.Ks, opt.Budgets)
+	}
+	split := halves(len(ds.Conversations))
+	halfAccs := make([]map[string]*accumulator, len(split))
+	halfOf := make([]int, len(ds.Conversations)) // conversation index -> half
+	for h, r := range split {
+		halfAccs[h] = map[string]*accumulator{}
+		for _, m := range Methods {
+			halfAccs[h][m] = newAccumulator(opt.Ks, opt.Budgets)
+		}
+		for i := r[0] - 1; i < r[1]; i++ {
+			halfOf[i] = h
+		}
 	}
 	var mu sync.Mutex // guards accs, rep counters and progress
 	total, done := ds.Questions(), 0
@@ -191,7 +220,7 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 		}
 	}
 
-	jobs := make(chan *Conversation)
+	jobs := make(chan int)
 	errs := make(chan error, opt.Workers)
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
@@ -200,8 +229,8 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range jobs {
-				if err := evalConversation(ctx, store, emb, opt, c, func(cat int, scores map[string]QuestionScore, turns int) {
+			for ci := range jobs {
+				if err := evalConversation(ctx, store, emb, opt, &ds.Conversations[ci], func(cat int, scores map[string]QuestionScore, turns int) {
 					mu.Lock()
 					defer mu.Unlock()
 					if scores == nil {
@@ -216,6 +245,9 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 					rep.Questions++
 					for m, qs := range scores {
 						accs[m].add(cat, qs)
+						if len(split) > 0 {
+							halfAccs[halfOf[ci]][m].add(cat, qs)
+						}
 					}
 					tick()
 				}); err != nil {
@@ -228,7 +260,7 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 	}
 	for i := range ds.Conversations {
 		select {
-		case jobs <- &ds.Conversations[i]:
+		case jobs <- i:
 		case <-ctx.Done():
 		}
 	}
@@ -242,7 +274,11 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 		return nil, err
 	}
 	for _, m := range Methods {
-		rep.Methods = append(rep.Methods, accs[m].result(m))
+		res := accs[m].result(m)
+		for h, r := range split {
+			res.Halves = append(res.Halves, halfAccs[h][m].half(r[0], r[1]))
+		}
+		rep.Methods = append(rep.Methods, res)
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
@@ -287,7 +323,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	// Ingest: one record per turn, each session a thread (a chat sitting);
 	// recency order is session, then position.
 	var in []mnemo.NewRecord
-	var diaOrder []string
+	var diaOrder, threadOrder []string
 	for _, s := range c.Sessions {
 		at := s.At
 		thread := fmt.Sprintf("%s/session-%d", c.ID, s.N)
@@ -295,6 +331,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 			in = append(in, mnemo.NewRecord{Text: t.RecordText(), At: &at, Source: "import:locomo",
 				Provenance: []string{"dia:" + t.DiaID}, Thread: thread})
 			diaOrder = append(diaOrder, t.DiaID)
+			threadOrder = append(threadOrder, thread)
 		}
 	}
 	written, err := svc.Remember(ctx, benchCaller, ns, in, engine.WriteOptions{Dedup: false})
@@ -303,10 +340,12 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	}
 	dia := make(map[string]string, len(written)) // record id -> dia_id
 	tokens := make(map[string]int, len(written))
-	recency := make([]string, len(written)) // record ids, newest first
+	threadOf := make(map[string]string, len(written)) // record id -> thread
+	recency := make([]string, len(written))           // record ids, newest first
 	for i, w := range written {
 		dia[w.ID] = diaOrder[i]
 		tokens[w.ID] = w.Tokens
+		threadOf[w.ID] = threadOrder[i]
 		recency[len(written)-1-i] = w.ID
 	}
 	report(0, nil, len(written))
@@ -318,18 +357,26 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		return out
 	}
 	cost := func(id string) int { return tokens[id] }
-	baseline := func(ids []string) ([]string, map[int][]string) {
-		packed := map[int][]string{}
+	// baseline scores a baseline's ranked record ids: the top depth for
+	// recall@k and MRR, greedily packed into each budget for recall within
+	// budget, with the packed records' tokens as what the context costs.
+	baseline := func(ids []string, evidence []string) QuestionScore {
+		packed, spent := map[int][]string{}, map[int]int{}
 		for _, b := range opt.Budgets {
-			packed[b] = toDia(packGreedy(ids, b, cost))
+			p := packGreedy(ids, b, cost)
+			for _, id := range p {
+				spent[b] += cost(id)
+			}
+			packed[b] = toDia(p)
 		}
 		if len(ids) > opt.Depth {
 			ids = ids[:opt.Depth]
 		}
-		return toDia(ids), packed
+		qs := ScoreQuestion(toDia(ids), packed, evidence, opt.Ks)
+		qs.PackedTokens = spent
+		return qs
 	}
 	sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
-	recRanked, recPacked := baseline(recency)
 
 	for _, q := range c.Questions {
 		if err := ctx.Err(); err != nil {
@@ -350,7 +397,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		for i, h := range res.Hits {
 			ranked[i] = dia[h.ID]
 		}
-		packed := map[int][]string{}
+		packed, spent := map[int][]string{}, map[int]int{}
 		for _, b := range opt.Budgets {
 			d, err := svc.Digest(ctx, benchCaller, mnemo.DigestRequest{Namespace: ns, Task: q.Text, Budget: b})
 			if err != nil {
@@ -361,16 +408,19 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 				ids[i] = dia[e.ID]
 			}
 			packed[b] = ids
+			spent[b] = d.UsedTokens
 		}
-		scores[MethodHybrid] = ScoreQuestion(ranked, packed, q.Evidence, opt.Ks)
+		hy := ScoreQuestion(ranked, packed, q.Evidence, opt.Ks)
+		hy.PackedTokens = spent
+		scores[MethodHybrid] = hy
 
 		// bm25
 		kw, err := store.Keyword(ctx, sc, q.Text, mnemo.Filter{}, opt.Depth)
 		if err != nil {
 			return fmt.Errorf("bench: %s: keyword %q: %w", c.ID, q.Text, err)
 		}
-		r, p := baseline(hitIDs(kw))
-		scores[MethodBM25] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
+		scores[MethodBM25] = baseline(hitIDs(kw), q.Evidence)
+		scores[MethodBM25Thread] = baseline(ThreadRerank(kw, func(id string) string { return threadOf[id] }, opt.threadWeight), q.Evidence)
 
 		// vector
 		qv, err := svc.EmbedQuery(ctx, sc, q.Text) // the engine's query embedding
@@ -381,11 +431,10 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		if err != nil {
 			return fmt.Errorf("bench: %s: vector %q: %w", c.ID, q.Text, err)
 		}
-		r, p = baseline(hitIDs(vh))
-		scores[MethodVector] = ScoreQuestion(r, p, q.Evidence, opt.Ks)
+		scores[MethodVector] = baseline(hitIDs(vh), q.Evidence)
 
 		// recency
-		scores[MethodRecency] = ScoreQuestion(recRanked, recPacked, q.Evidence, opt.Ks)
+		scores[MethodRecency] = baseline(recency, q.Evidence)
 
 		report(q.Category, scores, 0)
 	}
