@@ -284,6 +284,11 @@ func (c *Client) Export(ctx context.Context, w io.Writer) (int, error) {
 	if _, err := io.Copy(cw, resp.Body); err != nil {
 		return cw.n, fmt.Errorf("client: export: %w", err)
 	}
+	// The server streams the export and sends its count as a trailer: a
+	// count that differs means the export was cut.
+	if want := resp.Trailer.Get("Mnemo-Record-Count"); want != "" && want != strconv.Itoa(cw.n) {
+		return cw.n, fmt.Errorf("client: export: %d records received, the server sent %s", cw.n, want)
+	}
 	return cw.n, nil
 }
 
