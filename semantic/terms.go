@@ -1,0 +1,60 @@
+package semantic
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/stem"
+)
+
+// maxTermBytes drops absurdly long tokens, as the keyword index does
+// (memindex.MaxTokenRunes runes; a rune takes at most 4 bytes).
+const maxTermBytes = 4 * memindex.MaxTokenRunes
+
+// Terms returns the content terms of text in order, duplicates included,
+// as the model learns and looks them up: the keyword index's terms
+// (memindex.EachTerm: folded as its FTS5 tokenizer folds, then stemmed by
+// stem), without stopwords (memindex.IsStopword), one-rune terms and terms
+// without a letter (numbers, dates). Query terms cut by memindex.Terms are
+// the same strings, so either can be passed to Expand.
+func Terms(text string) []string {
+	var out []string
+	eachTerm(text, nil, func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// eachTerm calls fn with every content term of text (see Terms); the slice
+// is only valid during the call. It returns buf for reuse.
+func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
+	return memindex.EachTerm([]byte(text), buf, func(t []byte) {
+		if len(t) > maxTermBytes || !content(t) || memindex.IsStopword(string(t)) {
+			return
+		}
+		fn(t[:stem.Bytes(t)])
+	})
+}
+
+// content reports whether a folded term is worth learning: at least two
+// runes, one of them a letter.
+func content(t []byte) bool {
+	if utf8.RuneCount(t) < 2 {
+		return false
+	}
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(t[i:])
+		if unicode.IsLetter(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
