@@ -189,7 +189,7 @@ func ServeIO(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) 
 	lw := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(filterFrames(in, pw, lw)) }()
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{lw}})
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{lw}, MaxLineLength: MaxFrame + 16})
 	_ = pr.Close()
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF")) {
 		return nil
