@@ -131,7 +131,10 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 
 	// The channels search the query's content words only: a stopword, a
 	// question word or a file extension is no evidence of anything.
-	cq := cleanQuery(query)
+	now := s.now()
+	iv, rest := parseInterval(query, now)
+	names := queryNames(query)
+	cq := cleanQuery(rest)
 	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0}
 	if err := s.prepareFloor(ctx, sc, fl); err != nil {
 		return nil, err
@@ -229,7 +232,6 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 	}
 
-	now := s.now()
 	var alpha float64
 	if s.triageCap > 0 {
 		rate := s.rates.perMinute(sc.Namespace, now)
@@ -310,6 +312,17 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 				factors["kind_boost"] = b
 				sv = math.Min(1, round4(sv*b))
 			}
+			if iv.contains(r.CreatedAt) {
+				factors["time_boost"] = timeBoost
+				sv = math.Min(1, round4(sv*timeBoost))
+			}
+			if byName(r, names) {
+				factors["name_boost"] = nameBoost
+				sv = math.Min(1, round4(sv*nameBoost))
+			}
+		}
+		if iv != nil && c.why != nil {
+			c.why.Interval = iv.String()
 		}
 		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
 	}

@@ -282,6 +282,8 @@ func (idx *Namespace[K]) compact() {
 type searchScratch struct {
 	scores  []float64
 	touched []int32
+	tf      []float64 // a term's frequency per entry, zero between terms
+	term    []int32   // the entries with a frequency for the current term
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
@@ -336,20 +338,45 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	if avg <= 0 {
 		avg = 1
 	}
+	if len(sc.tf) < len(idx.ents) {
+		sc.tf = make([]float64, len(idx.ents)+len(idx.ents)/4)
+	}
+	tfs := sc.tf
 	for _, q := range qs {
 		df := float64(q.df)
 		idf := math.Log(1 + (N-df+0.5)/(df+0.5))
 		if BM25FTS5IDF {
 			idf = math.Max(math.Log((N-df+0.5)/(df+0.5)), 1e-6)
 		}
+		// The term's frequency in each record, plus half for each
+		// neighbouring turn that holds it (see thread.go).
+		term := sc.term[:0]
 		for _, p := range k.postings[q.id] {
-			tf := float64(p.tf)
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ents[p.ent].dl)/avg)
-			if scores[p.ent] == 0 {
-				touched = append(touched, p.ent)
+			if tfs[p.ent] == 0 {
+				term = append(term, p.ent)
 			}
-			scores[p.ent] += idf * tf * (bm25K1 + 1) / (tf + norm)
+			tfs[p.ent] += float64(p.tf)
 		}
+		if len(idx.thr) > 0 && !BM25FTS5IDF {
+			for _, p := range k.postings[q.id] {
+				idx.thr.lends(idx.ents, p.ent, c.at, func(x int32) {
+					if tfs[x] == 0 {
+						term = append(term, x)
+					}
+					tfs[x] += neighbourWeight
+				})
+			}
+		}
+		for _, i := range term {
+			tf := tfs[i]
+			tfs[i] = 0
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ents[i].dl)/avg)
+			if scores[i] == 0 {
+				touched = append(touched, i)
+			}
+			scores[i] += idf * tf * (bm25K1 + 1) / (tf + norm)
+		}
+		sc.term = term
 	}
 	h := make(kwHeap, 0, min(n, len(touched))+1)
 	for _, i := range touched {

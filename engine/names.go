@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Names in queries.
+//
+// A query that names a person or a component ("What did Melanie paint?",
+// "why did we pin the parser's version in Ingest?") is after what that
+// person said or what concerns that component. The names of a query are
+// its capitalised content words but the first word; a relevant record
+// "by" one of them — its text opens with "Name:" (a speaker), a
+// provenance reference ends in ":Name" (author:, operator:, speaker:) or
+// its component is the name — ranks higher (factor name_boost).
+
+// nameBoost multiplies the score of a relevant record by a named person or
+// of a named component.
+const nameBoost = 1.1
+
+// queryNames returns the lower-cased names of q.
+func queryNames(q string) map[string]bool {
+	var out map[string]bool
+	first := true
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '-' && r != '\'' }) {
+		w := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s"), "'-")
+		if first {
+			first = false
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) || utf8.RuneCountInString(w) < 2 {
+			continue
+		}
+		lw := strings.ToLower(w)
+		if queryStopwords[lw] {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[lw] = true
+	}
+	return out
+}
+
+// byName reports whether r is by one of names (speaker, author) or of
+// one of them (component).
+func byName(r *mnemo.Record, names map[string]bool) bool {
+	if len(names) == 0 {
+		return false
+	}
+	if i := strings.IndexByte(r.Text, ':'); i > 0 && i <= 40 {
+		if names[strings.ToLower(strings.TrimSpace(r.Text[:i]))] {
+			return true
+		}
+	}
+	if r.Component != "" && names[strings.ToLower(r.Component)] {
+		return true
+	}
+	for _, p := range r.Provenance {
+		if i := strings.LastIndexByte(p, ':'); i >= 0 && names[strings.ToLower(p[i+1:])] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Temporal queries.
+//
+// A query that names a time ("what did we decide last week", «что решили
+// вчера», «що вирішили минулого тижня», "in May", "3 days ago") is read as
+// an interval of record times relative to the engine's clock. Records
+// created inside it rank higher (factor time_boost); the interval is shown
+// in every hit's why. The phrase itself is not a content term: "last" and
+// "week" are no evidence of relevance.
+
+// interval is a half-open span of time [from, to) read from a query.
+type interval struct {
+	from, to time.Time
+	phrase   string // the words it was read from
+}
+
+func (iv *interval) String() string {
+	if iv == nil {
+		return ""
+	}
+	return iv.phrase + ": " + iv.from.Format("2006-01-02") + " .. " + iv.to.Add(-time.Nanosecond).Format("2006-01-02")
+}
+
+func (iv *interval) contains(t time.Time) bool {
+	return iv != nil && !t.Before(iv.from) && t.Before(iv.to)
+}
+
+// timeBoost multiplies the score of a relevant record created inside the
+// query's interval.
+const timeBoost = 1.2
+
+var monthNames = map[string]time.Month{}
+
+func init() {
+	names := [][]string{
+		{"january", "jan", "январе", "января", "январь", "січні", "січня", "січень"},
+		{"february", "feb", "феврале", "февраля", "февраль", "лютому", "лютого", "лютий"},
+		{"march", "mar", "марте", "марта", "март", "березні", "березня", "березень"},
+		{"april", "apr", "апреле", "апреля", "апрель", "квітні", "квітня", "квітень"},
+		{"may", "мае", "мая", "май", "травні", "травня", "травень"},
+		{"june", "jun", "июне", "июня", "июнь", "червні", "червня", "червень"},
+		{"july", "jul", "июле", "июля", "июль", "липні", "липня", "липень"},
+		{"august", "aug", "августе", "августа", "август", "серпні", "серпня", "серпень"},
+		{"september", "sep", "sept", "сентябре", "сентября", "сентябрь", "вересні", "вересня", "вересень"},
+		{"october", "oct", "октябре", "октября", "октябрь", "жовтні", "жовтня", "жовтень"},
+		{"november", "nov", "ноябре", "ноября", "ноябрь", "листопаді", "листопада", "листопад"},
+		{"december", "dec", "декабре", "декабря", "декабрь", "грудні", "грудня", "грудень"},
+	}
+	for i, ns := range names {
+		for _, n := range ns {
+			monthNames[n] = time.Month(i + 1)
+		}
+	}
+}
+
+type temporalRule struct {
+	re  *regexp.Regexp
+	get func(m []string, day time.Time) (time.Time, time.Time, bool)
+}
+
+func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
+
+func weekStart(day time.Time) time.Time {
+	wd := (int(day.Weekday()) + 6) % 7 // Monday 0
+	return day.AddDate(0, 0, -wd)
+}
+
+func monthStart(day time.Time) time.Time {
+	return time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, day.Location())
+}
+
+func fixed(f func(day time.Time) (time.Time, time.Time)) func([]string, time.Time) (time.Time, time.Time, bool) {
+	return func(_ []string, day time.Time) (time.Time, time.Time, bool) {
+		a, b := f(day)
+		return a, b, true
+	}
+}
+
+var unitDays = map[string]int{
+	"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365,
+	"день": 1, "дня": 1, "дней": 1, "неделю": 7, "недели": 7, "недель": 7, "месяц": 30, "месяца": 30, "месяцев": 30,
+	"год": 365, "года": 365, "лет": 365,
+	"днів": 1, "дні": 1, "тиждень": 7, "тижні": 7, "тижнів": 7, "місяць": 30, "місяці": 30, "місяців": 30,
+	"рік": 365, "роки": 365, "років": 365,
+}
+
+var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple": 2}
+
+var temporalRules = []temporalRule{
+	{regexp.MustCompile(`(?i)\b(day before yesterday)\b|позавчера\p{L}*|позавчора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
+		return d.AddDate(0, 0, -2), d.AddDate(0, 0, -1)
+	})},
+	{regexp.MustCompile(`(?i)\byesterday\b|вчера\p{L}*|вчора\p{L}*|учора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
+		return d.AddDate(0, 0, -1), d
+	})},
+	{regexp.MustCompile(`(?i)\b(today|this morning|tonight)\b|сегодня|сьогодні`), fixed(func(d time.Time) (time.Time, time.Time) {
+		return d, d.AddDate(0, 0, 1)
+	})},
+	{regexp.MustCompile(`(?i)\blast week\b|\bprevious week\b|на прошлой неделе|минулого тижня|на минулому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
+		w := weekStart(d)
+		return w.AddDate(0, 0, -7), w
+	})},
+	{regexp.MustCompile(`(?i)\bthis week\b|на этой неделе|цього тижня|на цьому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
+		w := weekStart(d)
+		return w, w.AddDate(0, 0, 7)
+	})},
+	{regexp.MustCompile(`(?i)\blast month\b|\bprevious month\b|в прошлом месяце|минулого місяця|у минулому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
+		m := monthStart(d)
+		return m.AddDate(0, -1, 0), m
+	})},
+	{regexp.MustCompile(`(?i)\bthis month\b|в этом месяце|цього місяця|у цьому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
+		m := monthStart(d)
+		return m, m.AddDate(0, 1, 0)
+	})},
+	{regexp.MustCompile(`(?i)\blast year\b|в прошлом году|минулого року|торік`), fixed(func(d time.Time) (time.Time, time.Time) {
+		y := time.Date(d.Year(), 1, 1, 0, 0, 0, 0, d.Location())
+		return y.AddDate(-1, 0, 0), y
+	})},
+	{regexp.MustCompile(`(?i)\bthis year\b|в этом году|цього року`), fixed(func(d time.Time) (time.Time, time.Time) {
+		y := time.Date(d.Year(), 1, 1, 0, 0, 0, 0, d.Location())
+		return y, y.AddDate(1, 0, 0)
+	})},
+	// "3 days ago", "a week ago", «2 недели назад», «3 дні тому».
+	{regexp.MustCompile(`(?i)\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\s+(?:of\s+)?(days?|weeks?|months?|years?)\s+ago\b|(\d{1,3})\s+(день|дня|дней|неделю|недели|недель|месяц|месяца|месяцев|год|года|лет)\s+назад|(\d{1,3})\s+(день|дні|днів|тиждень|тижні|тижнів|місяць|місяці|місяців|рік|роки|років)\s+тому`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			var num, unit string
+			for i := 1; i+1 < len(m); i += 2 {
+				if m[i] != "" {
+					num, unit = strings.ToLower(m[i]), strings.ToLower(m[i+1])
+					break
+				}
+			}
+			n, err := strconv.Atoi(num)
+			if err != nil {
+				n = numberWords[num]
+			}
+			u := unitDays[unit]
+			if n <= 0 || u == 0 {
+				return time.Time{}, time.Time{}, false
+			}
+			at := d.AddDate(0, 0, -n*u)
+			half := max(1, u/2)
+			return at.AddDate(0, 0, -half), at.AddDate(0, 0, half+1), true
+		}},
+	// "in May", "in May 2023", «в мае», «у травні 2024».
+	{regexp.MustCompile(`(?i)(?:^|\s)(?:in|during|в|во|у)\s+([\p{L}]+)(?:\s+(\d{4}))?`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			mon, ok := monthNames[strings.ToLower(m[1])]
+			if !ok {
+				return time.Time{}, time.Time{}, false
+			}
+			y := d.Year()
+			if m[2] != "" {
+				y, _ = strconv.Atoi(m[2])
+			} else if mon > d.Month() {
+				y-- // the latest such month not after now
+			}
+			from := time.Date(y, mon, 1, 0, 0, 0, 0, d.Location())
+			return from, from.AddDate(0, 1, 0), true
+		}},
+	// "in 2023", «в 2023 году».
+	{regexp.MustCompile(`(?i)(?:^|\s)(?:in|during|в|у)\s+((?:19|20)\d{2})\b`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			y, _ := strconv.Atoi(m[1])
+			from := time.Date(y, 1, 1, 0, 0, 0, 0, d.Location())
+			return from, from.AddDate(1, 0, 0), true
+		}},
+}
+
+// parseInterval reads the first time expression of q relative to now, and
+// returns q with the expression taken out.
+func parseInterval(q string, now time.Time) (*interval, string) {
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	for _, r := range temporalRules {
+		loc := r.re.FindStringSubmatchIndex(q)
+		if loc == nil {
+			continue
+		}
+		m := make([]string, len(loc)/2)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = q[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		from, to, ok := r.get(m, day)
+		if !ok {
+			continue
+		}
+		rest := q[:loc[0]] + " " + q[loc[1]:]
+		return &interval{from: from, to: to, phrase: strings.TrimSpace(m[0])}, rest
+	}
+	return nil, q
+}

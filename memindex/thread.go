@@ -1,0 +1,114 @@
+package memindex
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Conversation structure in the keyword channel (document expansion).
+//
+// A turn of a conversation leans on its neighbours: "They loved the
+// dinosaur bones!" answers a question about a museum trip that the turn
+// before it asked. So Keyword scores a record that names a thread as if
+// its text also held the terms of its neighbouring turns at half weight:
+// for a query term t,
+//
+//	tf'(t, d) = tf(t, d) + ½·[t ∈ prev(d)] + ½·[t ∈ next(d)]
+//
+// where prev(d) and next(d) are the nearest live records of d's thread
+// before and after it (in time, then id order) whose access level is at
+// most d's own: a record never carries words of a record above its level,
+// so a caller's scores are exactly those of a store holding only what it
+// may see. Document frequencies, lengths and N stay those of the records'
+// own text. Forgotten and not-yet-valid records lend no words.
+
+// neighbourWeight is the weight of a neighbouring turn's term.
+const neighbourWeight = 0.5
+
+// threadMembers holds the entry positions of each thread in (created, id)
+// order, kept by every write.
+type threadMembers map[string][]int32
+
+func entryOrder(ents []Entry, a, b int32) int {
+	ea, eb := &ents[a], &ents[b]
+	if c := cmp.Compare(ea.Created, eb.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(ea.ID, eb.ID)
+}
+
+// moved updates the thread order after the entry at pos was written; old
+// is the entry it replaced (nil for a new one).
+func (t *threadMembers) moved(ents []Entry, pos int32, old *Entry) {
+	e := &ents[pos]
+	if old != nil && old.Seq == -1 {
+		old = nil // removed: no longer in any thread
+	}
+	if old != nil && old.Thread == e.Thread && old.Created == e.Created && old.ID == e.ID {
+		return // same place in the same thread
+	}
+	if old != nil && old.Thread != "" {
+		t.drop(old.Thread, pos)
+	}
+	if e.Thread == "" {
+		return
+	}
+	if *t == nil {
+		*t = threadMembers{}
+	}
+	ms := (*t)[e.Thread]
+	at, _ := slices.BinarySearchFunc(ms, pos, func(x, p int32) int { return entryOrder(ents, x, p) })
+	(*t)[e.Thread] = slices.Insert(ms, at, pos)
+}
+
+// drop takes pos out of thread's order.
+func (t threadMembers) drop(thread string, pos int32) {
+	ms := t[thread]
+	if i := slices.Index(ms, pos); i >= 0 {
+		ms = slices.Delete(ms, i, i+1)
+		if len(ms) == 0 {
+			delete(t, thread)
+		} else {
+			t[thread] = ms
+		}
+	}
+}
+
+// lends calls fn with every entry that takes the entry at pos as its
+// nearest eligible neighbour on either side (see above), at time at.
+func (t threadMembers) lends(ents []Entry, pos int32, at int64, fn func(int32)) {
+	e := &ents[pos]
+	if e.Thread == "" || !liveAt(e, at) {
+		return
+	}
+	ms := t[e.Thread]
+	k, found := slices.BinarySearchFunc(ms, pos, func(x, p int32) int { return entryOrder(ents, x, p) })
+	if !found {
+		return
+	}
+	scan := func(from, step int) {
+		// x takes e when e.level <= x.level and every live record between
+		// them is above x's level.
+		between := int(^uint(0) >> 1)
+		for j := from; j >= 0 && j < len(ms); j += step {
+			x := &ents[ms[j]]
+			if !liveAt(x, at) {
+				continue
+			}
+			if e.AccessLevel <= x.AccessLevel && x.AccessLevel < between {
+				fn(ms[j])
+			}
+			between = min(between, x.AccessLevel)
+			if between <= e.AccessLevel {
+				return
+			}
+		}
+	}
+	scan(k+1, 1)
+	scan(k-1, -1)
+}
+
+func liveAt(e *Entry, at int64) bool {
+	return !e.Deleted && e.ValidFrom <= at && at < e.ValidTo
+}
