@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -41,18 +42,23 @@ func TestSynonymsAreNeighbours(t *testing.T) {
 	}
 	// Synonym words of different topics are unrelated.
 	var unrelated, over int
+	var sims []float64
 	for i, p := range c.pairs {
 		for j, q := range c.pairs {
 			if c.topic[i] == c.topic[j] {
 				continue
 			}
 			unrelated++
-			if m.Similarity(p[0], q[1]) > thr {
+			s := m.Similarity(p[0], q[1])
+			sims = append(sims, s)
+			if s > thr {
 				over++
 			}
 		}
 	}
-	t.Logf("unrelated pairs above NullSim(0.99): %d of %d", over, unrelated)
+	slices.Sort(sims)
+	t.Logf("unrelated pairs (synonyms of different topics): p95 %.3f, p99 %.3f, max %.3f; above NullSim(0.99): %d of %d",
+		quantile(sims, 0.95), quantile(sims, 0.99), sims[len(sims)-1], over, unrelated)
 	if over*100 > unrelated {
 		t.Errorf("%d of %d unrelated pairs above the null threshold", over, unrelated)
 	}
@@ -142,18 +148,22 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
+	tiny := slices.Repeat([]string{"red apple green pear", "apple pie and pear tart"}, 300)
 	for _, tc := range []struct {
 		name  string
 		texts []string
+		cfg   Config
 	}{
-		{"none", nil},
-		{"few texts", genSynCorpus(5, 50, 5, 2).texts},
-		{"tiny vocabulary", slices.Repeat([]string{"red apple green pear", "apple pie and pear tart"}, 300)},
+		{"none", nil, Config{}},
+		{"few texts", genSynCorpus(5, 50, 5, 2).texts, Config{}},
+		{"tiny vocabulary", tiny, Config{}},
+		// However small the minimum asked for.
+		{"tiny vocabulary, minimums lowered", tiny, Config{MinTexts: 1, MinVocab: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Train(context.Background(), tc.texts, Config{})
+			m, err := Train(context.Background(), tc.texts, tc.cfg)
 			if m != nil || !errors.Is(err, ErrTooSmall) {
-				t.Fatalf("Train = %v, %v; want nil, ErrTooSmall", m, err)
+				t.Fatalf("Train = %v; want ErrTooSmall", err)
 			}
 			t.Log(err)
 		})
@@ -212,5 +222,36 @@ func TestNeighboursAndNullSim(t *testing.T) {
 	}
 	if m.NullSim(-1) != m.NullSim(0) || m.NullSim(2) != m.NullSim(1) {
 		t.Error("NullSim does not clamp q")
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	c := genSynCorpus(11, 2000, 20, 2)
+	m := trainSyn(t, c, Config{})
+	want := make([][]Weighted, len(c.pairs))
+	for i, p := range c.pairs {
+		want[i] = m.Expand([]string{p[0], c.own[i][0]}, 5, 0.2)
+	}
+	m.mu.Lock()
+	clear(m.cache)
+	m.mu.Unlock()
+	errs := make(chan string, 4*len(c.pairs))
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, p := range c.pairs {
+				if got := m.Expand([]string{p[0], c.own[i][0]}, 5, 0.2); !slices.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("Expand(%s) = %v, want %v", p[0], got, want[i])
+				}
+				m.Neighbours(p[1], 3)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -31,7 +31,8 @@ type Config struct {
 	MinCount int
 	// MaxVocab caps the vocabulary at the most frequent terms.
 	MaxVocab int
-	// MinTexts and MinVocab are the smallest corpus Train learns from.
+	// MinTexts and MinVocab are the smallest corpus Train learns from
+	// (MinVocab is at least 16).
 	MinTexts, MinVocab int
 	// Alpha smooths the context distribution of PMI (counts raised to
 	// Alpha), so rare contexts do not dominate.
@@ -57,6 +58,10 @@ func DefaultConfig() Config {
 		Alpha: 0.75, Power: 0.5, Oversample: 10, Iters: 2, Seed: 1}
 }
 
+// minVocabFloor is the smallest vocabulary Train accepts whatever
+// MinVocab says: calibration draws up to five distinct terms.
+const minVocabFloor = 16
+
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.Dim <= 0 {
@@ -77,6 +82,7 @@ func (c Config) withDefaults() Config {
 	if c.MinVocab <= 0 {
 		c.MinVocab = d.MinVocab
 	}
+	c.MinVocab = max(c.MinVocab, minVocabFloor)
 	if c.Alpha <= 0 || c.Alpha > 1 {
 		c.Alpha = d.Alpha
 	}
