@@ -20,11 +20,12 @@
 //     sparse matrix, in pure Go) reduces them to Dim dimensions; a term's
 //     vector is its row of U·Σ^0.5, L2-normalised;
 //   - the model measures what cosine similarity unrelated terms reach: the
-//     quantiles of the similarity of random term pairs (NullSim), so callers
-//     use a calibrated threshold rather than a guessed one.
+//     quantiles of the similarity of random term pairs (NullSim), and of
+//     the Embed vectors of random pairs of its texts (NullTextSim), so
+//     callers use a calibrated threshold rather than a guessed one.
 //
 // Training is deterministic: the same texts (in any order), Config and Seed
-// give the same model, whatever the number of workers.
+// give the same model on one platform, whatever the number of workers.
 //
 // # Use
 //
@@ -37,7 +38,7 @@
 // query's own terms nor terms too common to point at a record, each with a
 // weight in (0, 1) for a keyword query; Embed gives a text a vector (a
 // smooth-inverse-frequency weighted average of its terms' vectors) for a
-// document-side similarity. Marshal and Unmarshal store a model with its
+// document-side similarity, to be compared with NullTextSim. Marshal and Unmarshal store a model with its
 // training parameters and the Stamp of the corpus it learnt from, so a
 // caller can tell when to train again.
 //

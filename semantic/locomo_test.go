@@ -100,7 +100,8 @@ func (s locomoSample) turns(t *testing.T) (ids, texts []string) {
 // reports how often the turn holds a term of the question's expansion
 // (against how often any other such turn does), and how often it ranks in
 // the top 10 of all turns scored by the expansion alone (each expansion
-// term found adds weight × idf), against chance. It does so for the turns
+// term found adds weight × idf) and by Embed's cosine with the question,
+// against chance. It does so for the turns
 // as stored ("Speaker: text") and, since names make many questions share a
 // term with their evidence, for the utterances with the speakers' names
 // removed from the questions too.
@@ -113,7 +114,7 @@ func TestLoCoMoExpansion(t *testing.T) {
 
 func locomoExpansion(t *testing.T, samples []locomoSample, names bool) {
 	const k, top = 10, 10
-	var pairs, reached, ranked, others, othersReached int
+	var pairs, reached, ranked, embRanked, others, othersReached int
 	var chance float64
 	for _, s := range samples {
 		ids, texts := s.turns(t)
@@ -139,6 +140,7 @@ func locomoExpansion(t *testing.T, samples []locomoSample, names bool) {
 			t.Logf("%s: %d turns, %d terms, dim %d, %d PPMI pairs, trained in %v; null sim p50 %.3f p95 %.3f p99 %.3f p99.9 %.3f; centroid of 3 p99 %.3f",
 				s.ID, len(texts), m.Len(), m.Dim(), m.pairs, time.Since(start).Round(time.Millisecond),
 				m.NullSim(0.5), m.NullSim(0.95), thr, m.NullSim(0.999), m.nullSim(2, 0.99))
+			t.Logf("  text null sim (Embed of random turns) p50 %.3f p95 %.3f p99 %.3f", m.NullTextSim(0.5), m.NullTextSim(0.95), m.NullTextSim(0.99))
 		}
 		if s.ID == "conv-26" && names {
 			for _, w := range []string{"painting", "art", "camping", "adoption", "beach"} {
@@ -194,8 +196,11 @@ func locomoExpansion(t *testing.T, samples []locomoSample, names bool) {
 				}
 			}
 			scores := make([]float64, len(ids))
+			emb := make(map[string]float64, len(ids))
+			qv := m.Embed(strings.Join(q, " "))
 			for i, id := range ids {
 				scores[i] = score(exp, turnTerms[id])
+				emb[id] = float64(dot(qv, m.Embed(texts[i])))
 			}
 			for id := range evidence {
 				ts := turnTerms[id]
@@ -204,6 +209,15 @@ func locomoExpansion(t *testing.T, samples []locomoSample, names bool) {
 				}
 				pairs++
 				chance += float64(top) / float64(len(ids))
+				better := 0
+				for _, x := range emb {
+					if x > emb[id] {
+						better++
+					}
+				}
+				if better < top {
+					embRanked++
+				}
 				sc := score(exp, ts)
 				if sc > 0 {
 					reached++
@@ -234,6 +248,7 @@ func locomoExpansion(t *testing.T, samples []locomoSample, names bool) {
 	}
 	t.Logf("conversations 1-5, %s: %d evidence turns share no term with their question; expansion (%d terms, above NullSim(0.99)) reaches %d (%.1f %%; other such turns %.1f %%); ranks it in the top %d of its conversation by expansion alone: %d (%.1f %%, chance %.1f %%)",
 		what, pairs, k, reached, pct(reached, pairs), pct(othersReached, others), top, ranked, pct(ranked, pairs), 100*chance/float64(max(pairs, 1)))
+	t.Logf("  ranked in the top %d by Embed cosine with the question alone: %d (%.1f %%)", top, embRanked, pct(embRanked, pairs))
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }

@@ -8,11 +8,13 @@ import (
 	"sync"
 )
 
-// nullTables and nullPoints size the null distributions a model keeps:
-// quantiles 0, 0.001, ..., 1 of the similarity of a random term with 1, 2,
-// 3 and 4 other random terms (their normalised centroid).
+// The null distributions a model keeps, as quantiles 0, 0.001, ..., 1:
+// tables 0 to nullTables-1 of the similarity of a random term with 1, 2, 3
+// and 4 other random terms (their normalised centroid), table textNull of
+// the similarity of the Embed vectors of two random training texts.
 const (
 	nullTables = 4
+	textNull   = nullTables
 	nullPoints = 1001
 )
 
@@ -28,7 +30,7 @@ type Model struct {
 	dim    int
 	vecs   []float32 // len(terms) × dim, unit rows, or zero for a term without context
 	pairs  int       // non-zero PPMI entries at training (not stored)
-	null   [nullTables][nullPoints]float32
+	null   [nullTables + 1][nullPoints]float32
 
 	index map[string]int32
 	sif   []float32 // Embed's weight of each term
@@ -152,6 +154,14 @@ func (m *Model) Similarity(a, b string) float64 {
 // terms exceed NullSim(0.99) one time in a hundred. Callers take their
 // threshold from it rather than guessing one.
 func (m *Model) NullSim(q float64) float64 { return m.nullSim(0, q) }
+
+// NullTextSim returns the q-quantile (0 <= q <= 1) of the cosine
+// similarity of the Embed vectors of random pairs of the training texts
+// (pairs where either text has no known term left out), measured at
+// training: the calibrated threshold for comparing Embed vectors. Random
+// texts of a store are not always unrelated, so high quantiles are
+// conservative.
+func (m *Model) NullTextSim(q float64) float64 { return m.nullSim(textNull, q) }
 
 // nullSim interpolates quantile q of null table t.
 func (m *Model) nullSim(t int, q float64) float64 {
@@ -299,9 +309,10 @@ func (m *Model) scan(qs [][]float32, k int, keep func(q int, j int32) bool) [][]
 // is the larger of its cosine with the nearest query term and its cosine
 // with the centroid of the query terms, the latter mapped to the scale of
 // term pairs (a centroid is closer to everything: the model measured by
-// how much at training). Terms at or below minSim are left out; pass a
-// calibrated threshold such as NullSim(0.99). Weight is the similarity
-// rescaled so minSim maps to 0 and 1 to 1 (at most 0.99).
+// how much at training). Terms at or below minSim (or 0) are left out;
+// pass a calibrated threshold such as NullSim(0.99). Weight is the
+// similarity rescaled so that a positive minSim maps to 0 and 1 stays 1,
+// at most 0.99.
 //
 // queryTerms are terms as Terms or memindex.Terms cut them; a word the
 // model does not know as given is cut first. Unknown terms, and terms too
@@ -354,7 +365,7 @@ func (m *Model) Expand(queryTerms []string, k int, minSim float64) []Weighted {
 	}
 	out := make([]Weighted, 0, len(best))
 	for j, s := range best {
-		if s <= minSim {
+		if s <= minSim || s <= 0 {
 			continue
 		}
 		w := s

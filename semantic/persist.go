@@ -20,7 +20,7 @@ import (
 //	terms: uvarint length + UTF-8 bytes each, in vocabulary order
 //	occurrences: uint32 each; texts holding the term: uint32 each
 //	vectors: size × dim float32
-//	null tables: 4 × 1001 float32
+//	null tables: 5 × 1001 float32
 //	CRC-32C of everything before it, uint32
 const (
 	magic         = "MNEMOSEM"
@@ -38,7 +38,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Marshal returns the model in a compact, versioned binary form with a
 // checksum; Unmarshal reads it back.
 func (m *Model) Marshal() []byte {
-	size := headerSize + len(m.terms)*(8+4*m.dim) + nullTables*nullPoints*4 + 4
+	size := headerSize + len(m.terms)*(8+4*m.dim) + len(m.null)*nullPoints*4 + 4
 	for _, t := range m.terms {
 		size += binary.MaxVarintLen32 + len(t)
 	}
@@ -138,7 +138,7 @@ func Unmarshal(data []byte) (*Model, error) {
 		seen[t] = true
 		m.terms[i] = t
 	}
-	if want := n*8 + n*m.dim*4 + nullTables*nullPoints*4; r.left() != want {
+	if want := n*8 + n*m.dim*4 + len(m.null)*nullPoints*4; r.left() != want {
 		return nil, fmt.Errorf("%w: %d bytes of counts and vectors, want %d", ErrFormat, r.left(), want)
 	}
 	m.counts = make([]uint32, n)

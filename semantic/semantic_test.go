@@ -122,6 +122,12 @@ func TestEmbed(t *testing.T) {
 	if same <= other || same < 0.5 {
 		t.Errorf("same topic %.3f, other topic %.3f", same, other)
 	}
+	t.Logf("text null sim p50 %.3f p95 %.3f p99 %.3f", m.NullTextSim(0.5), m.NullTextSim(0.95), m.NullTextSim(0.99))
+	// One random pair of texts in twenty shares a topic here, so the
+	// quantiles above 0.95 measure related texts.
+	if !(m.NullTextSim(0.9) < float64(same)) || m.NullTextSim(0.5) > m.NullTextSim(0.9) {
+		t.Errorf("text null p50 %.3f p90 %.3f, same topic %.3f", m.NullTextSim(0.5), m.NullTextSim(0.9), same)
+	}
 	if z := m.Embed("!!! 123"); len(z) != m.Dim() || dot(z, z) != 0 {
 		t.Errorf("Embed of no term: %v", z)
 	}

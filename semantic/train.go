@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // ErrTooSmall is returned by Train when the texts are too few, or their
@@ -188,7 +190,7 @@ func Train(ctx context.Context, texts []string, cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("%w: %d terms with a context, need %d", ErrTooSmall, usable, cfg.MinVocab)
 	}
 	m.init()
-	m.calibrate()
+	m.calibrate(texts)
 	return m, nil
 }
 
@@ -406,11 +408,12 @@ func ppmi(c *corpus, cfg Config) *csr {
 // calibrate each null distribution.
 const nullSamples = 20000
 
-// calibrate measures the cosine similarity that unrelated terms reach:
-// table 0 holds quantiles of the similarity of random term pairs, table
-// m-1 (m = 2..nullTables) of a random term with the normalised centroid of
-// m other random terms.
-func (m *Model) calibrate() {
+// calibrate measures the cosine similarity that unrelated terms and texts
+// reach: table 0 holds quantiles of the similarity of random term pairs,
+// table m-1 (m = 2..nullTables) of a random term with the normalised
+// centroid of m other random terms, table textNull of the Embed vectors
+// of random pairs of texts.
+func (m *Model) calibrate(texts []string) {
 	rng := rand.New(rand.NewPCG(m.cfg.Seed, 0xca11b2a7e))
 	var live []int32
 	for i := range m.terms {
@@ -437,10 +440,44 @@ func (m *Model) calibrate() {
 			normalize(c)
 			sims[s] = float64(dot(c, m.vec(pick[0])))
 		}
-		slices.Sort(sims)
-		for q := 0; q < nullPoints; q++ {
-			m.null[t][q] = float32(quantile(sims, float64(q)/(nullPoints-1)))
+		m.setNull(t, sims)
+	}
+	// Texts, drawn from their order by hash so that the order they come in
+	// does not matter; a bounded number of draws, as some texts have no
+	// known term.
+	type hashed struct {
+		h    uint64
+		text string
+	}
+	byHash := make([]hashed, len(texts))
+	for i, t := range texts {
+		byHash[i] = hashed{TextHash(t), t}
+	}
+	slices.SortFunc(byHash, func(a, b hashed) int {
+		return cmp.Or(cmp.Compare(a.h, b.h), strings.Compare(a.text, b.text))
+	})
+	sims = sims[:0]
+	for d := 0; d < 4*nullSamples && len(sims) < nullSamples/4; d++ {
+		i, j := rng.IntN(len(byHash)), rng.IntN(len(byHash))
+		if i == j {
+			continue
 		}
+		a, b := m.Embed(byHash[i].text), m.Embed(byHash[j].text)
+		if s := dot(a, b); s != 0 || dot(a, a) != 0 && dot(b, b) != 0 {
+			sims = append(sims, float64(s))
+		}
+	}
+	if len(sims) == 0 {
+		sims = append(sims, 0)
+	}
+	m.setNull(textNull, sims)
+}
+
+// setNull stores the quantiles of sims (sorted in place) as table t.
+func (m *Model) setNull(t int, sims []float64) {
+	slices.Sort(sims)
+	for q := 0; q < nullPoints; q++ {
+		m.null[t][q] = float32(quantile(sims, float64(q)/(nullPoints-1)))
 	}
 }
 
