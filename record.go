@@ -289,8 +289,8 @@ func ValidateNamespace(ns string) error {
 const MaxIDBytes = 256
 
 // ValidateID checks a record id: 1..MaxIDBytes bytes of ASCII letters,
-// digits, '-', '_', '.', ':' or '/' (the alphabet of namespaces, so that an
-// id renamed into a namespace stays valid). Ids mnemo assigns are ULIDs.
+// digits, '-', '_', '.', ':' or '/' (the alphabet of namespaces). Ids mnemo
+// assigns are ULIDs; ids are unique within a namespace, not across a store.
 // A bad id is EINVALID on every surface, and its text is never echoed.
 func ValidateID(id string) error {
 	if id == "" {

@@ -30,6 +30,13 @@ type Scope struct {
 	Clearance int // the caller sees records with access_level <= Clearance
 }
 
+// RecordKey identifies a record in a store: its id is unique within its
+// namespace.
+type RecordKey struct {
+	Namespace string
+	ID        string
+}
+
 // Hit is a candidate id from one retrieval channel, with the channel's raw score.
 type Hit struct {
 	ID    string
@@ -148,10 +155,12 @@ type Store interface {
 	// SetEmbedder records the embedder; with force it replaces a different one.
 	SetEmbedder(ctx context.Context, info EmbedderInfo, force bool) error
 	// EachRecord calls fn with every record of every namespace (deleted
-	// included) in id order, for re-embedding; SetEmbedding stores a new vector.
+	// included) in (id, namespace) order, for re-embedding; SetEmbeddings
+	// stores new vectors.
 	EachRecord(ctx context.Context, fn func(*Record) error) error
-	// SetEmbeddings replaces the vectors of records by id (any namespace).
-	SetEmbeddings(ctx context.Context, vecs map[string][]float32) error
+	// SetEmbeddings replaces the vectors of records (of any namespaces);
+	// ENOTFOUND when one does not exist.
+	SetEmbeddings(ctx context.Context, vecs map[RecordKey][]float32) error
 	// Namespaces lists the namespaces that hold records.
 	Namespaces(ctx context.Context) ([]string, error)
 	// Purge hard-deletes the records of sc's namespace visible to sc that
@@ -166,10 +175,11 @@ type Store interface {
 	// stores one. Keys are the engine's (e.g. "tuning/<namespace>").
 	Setting(ctx context.Context, key string) (string, bool, error)
 	SetSetting(ctx context.Context, key, value string) error
-	// Locate returns the namespace of each of ids that exists in the store,
-	// in any namespace, forgotten ones included (record ids are unique
-	// across the store).
-	Locate(ctx context.Context, ids []string) (map[string]string, error)
+	// Existing returns which of ids exist in the namespace, at any access
+	// level, forgotten ones included. Record ids are unique within a
+	// namespace only: the same id may live in another namespace, and no
+	// method's answer depends on that.
+	Existing(ctx context.Context, namespace string, ids []string) (map[string]bool, error)
 	// Close releases the store.
 	Close() error
 }

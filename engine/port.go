@@ -10,8 +10,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/mnemo-dev/mnemo"
 )
 
@@ -82,24 +80,7 @@ func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Wr
 type ImportResult struct {
 	Read     int `json:"read"`
 	Imported int `json:"imported"`
-	Skipped  int `json:"skipped"` // already present (import is idempotent by id)
-	// Renamed counts the records imported under a new id because theirs
-	// is taken in another namespace of the store: the new id is derived from
-	// the namespace and the original id (RenamedID), and references to them
-	// inside the import were rewritten. A second import skips them.
-	Renamed int `json:"renamed,omitempty"`
-}
-
-// RenamedID is the id a record gets when imported into namespace ns while
-// its own id is taken in another namespace: a ULID keeps its timestamp and
-// gets entropy from SHA-256(ns, id); any other id gets "." + ns appended.
-// The same (ns, id) always gives the same id, so importing twice is still
-// idempotent.
-func RenamedID(ns, id string) string {
-	if u, err := ulid.ParseStrict(id); err == nil {
-		return mnemo.DerivedID(ulid.Time(u.Time()), ns, id)
-	}
-	return id + "." + ns
+	Skipped  int `json:"skipped"` // already present in the namespace (import is idempotent by id)
 }
 
 // ImportBatch is the number of records written per transaction by Import.
@@ -137,45 +118,14 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 		}
 	}
 	res := ImportResult{Read: len(recs)}
+	// Records keep their ids: ids are unique per namespace, so an export
+	// imports into any namespace as it is, whatever other namespaces hold.
 	seen := make(map[string]bool, len(recs))
-	ids := make([]string, len(recs))
 	for i, rec := range recs {
 		if seen[rec.ID] {
 			return ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
 		}
 		seen[rec.ID] = true
-		ids[i] = rec.ID
-	}
-	// Ids are unique across the store: a record whose id is taken in
-	// another namespace (an export imported into a second namespace of the
-	// same store) comes in under a derived id.
-	owners, err := s.store.Locate(ctx, ids)
-	if err != nil {
-		return ImportResult{}, err
-	}
-	rename := map[string]string{}
-	for _, rec := range recs {
-		if ns, ok := owners[rec.ID]; ok && ns != sc.Namespace {
-			rename[rec.ID] = RenamedID(sc.Namespace, rec.ID)
-		}
-	}
-	if len(rename) > 0 {
-		derived := make([]string, 0, len(rename))
-		for _, id := range rename {
-			derived = append(derived, id)
-		}
-		present, err := s.store.Locate(ctx, derived)
-		if err != nil {
-			return ImportResult{}, err
-		}
-		for _, id := range rename {
-			if _, ok := present[id]; !ok {
-				res.Renamed++ // not yet imported under its new id
-			}
-		}
-		for _, rec := range recs {
-			renameRefs(rec, rename)
-		}
 	}
 	threads := make([]string, len(recs))
 	for i, r := range recs {
@@ -267,7 +217,7 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 	// store: a thread's vectors depend on each other, so none is written
 	// before all are known.
 	const batch = 256
-	own := make(map[string][]float32, len(all))
+	own := make(map[mnemo.RecordKey][]float32, len(all))
 	for i := 0; i < len(all); i += batch {
 		part := all[i:min(i+batch, len(all))]
 		texts := make([]string, len(part))
@@ -279,7 +229,7 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 			return 0, err
 		}
 		for k, r := range part {
-			own[r.ID] = vecs[k]
+			own[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}] = vecs[k]
 			r.Embedding = vecs[k]
 		}
 		if progress != nil {
@@ -289,9 +239,9 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 	rethread(all, own)
 	for i := 0; i < len(all); i += batch {
 		part := all[i:min(i+batch, len(all))]
-		m := make(map[string][]float32, len(part))
+		m := make(map[mnemo.RecordKey][]float32, len(part))
 		for _, r := range part {
-			m[r.ID] = r.Embedding
+			m[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}] = r.Embedding
 		}
 		if err := s.store.SetEmbeddings(ctx, m); err != nil {
 			return i, err
@@ -301,24 +251,4 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) (
 		return len(all), err
 	}
 	return len(all), nil
-}
-
-// renameRefs rewrites a record's id and its references to other records
-// (superseded_by, a decision's constrains and depends_on) by rename.
-func renameRefs(r *mnemo.Record, rename map[string]string) {
-	sw := func(id string) string {
-		if n, ok := rename[id]; ok {
-			return n
-		}
-		return id
-	}
-	r.ID, r.SupersededBy = sw(r.ID), sw(r.SupersededBy)
-	if d := r.Decision; d != nil {
-		for i, id := range d.Constrains {
-			d.Constrains[i] = sw(id)
-		}
-		for i, id := range d.DependsOn {
-			d.DependsOn[i] = sw(id)
-		}
-	}
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // An export imported into a second namespace of the same store: ids are
-// unique across the store, so the copies come in under derived ids, with
-// their references rewritten, and importing again is still idempotent.
+// unique per namespace, so the copies keep their ids (and the references
+// between them), the originals are untouched, and importing again is
+// idempotent in both namespaces.
 func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
@@ -31,7 +32,7 @@ func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	}
 
 	res, err := f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
-	if err != nil || res.Imported != 5 || res.Renamed != 5 || res.Skipped != 0 {
+	if err != nil || res.Imported != 5 || res.Skipped != 0 {
 		t.Fatalf("import into b: %+v %v", res, err)
 	}
 	list, err := f.svc.List(ctx, admin, "b", mnemo.ListOptions{IncludeHistory: true})
@@ -42,56 +43,65 @@ func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	for _, r := range list {
 		byText[r.Text] = r
 	}
-	if id := byText["Use SQLite"].ID; id != engine.RenamedID("b", base.ID) || id == base.ID {
-		t.Errorf("renamed id %s, want %s", id, engine.RenamedID("b", base.ID))
+	if id := byText["Use SQLite"].ID; id != base.ID {
+		t.Errorf("imported id %s, want %s kept", id, base.ID)
 	}
-	if got := byText["Use WAL mode"].Decision.DependsOn; !slices.Equal(got, []string{byText["Use SQLite"].ID, "elsewhere"}) {
-		t.Errorf("depends_on = %v: the reference into the import should follow the rename", got)
+	if got := byText["Use WAL mode"].Decision.DependsOn; !slices.Equal(got, []string{base.ID, "elsewhere"}) {
+		t.Errorf("depends_on = %v", got)
 	}
 	if got := byText["The relay limit is 150 W"].SupersededBy; got != byText["The relay limit is 120 W"].ID {
-		t.Errorf("superseded_by = %s, want the renamed successor", got)
+		t.Errorf("superseded_by = %s, want the successor", got)
 	}
-	if got := byText["custom id"].ID; got != "adr-0001.b" {
-		t.Errorf("custom id renamed to %s, want adr-0001.b", got)
+	if got := byText["custom id"].ID; got != "adr-0001" {
+		t.Errorf("custom id became %s", got)
 	}
-	// The ULID keeps its timestamp, so id order still follows time.
-	if byText["Use SQLite"].ID[:10] != base.ID[:10] {
-		t.Errorf("renamed ULID %s lost the timestamp of %s", byText["Use SQLite"].ID, base.ID)
+	// Each namespace has its own record under the shared id.
+	edited := "Use SQLite, in WAL mode"
+	if _, err := f.svc.Update(ctx, admin, "b", base.ID, mnemo.RecordPatch{Text: &edited}); err != nil {
+		t.Fatal(err)
 	}
-	// The originals are untouched; a second import skips everything.
+	if r := get(t, f, "a", base.ID); r.Text != "Use SQLite" || r.Namespace != "a" {
+		t.Errorf("the edit in b reached a: %+v", r)
+	}
 	if r := get(t, f, "a", dep.ID); r.Decision.DependsOn[0] != base.ID {
 		t.Errorf("original changed: %v", r.Decision.DependsOn)
 	}
 	res, err = f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
-	if err != nil || res.Imported != 0 || res.Skipped != 5 || res.Renamed != 0 {
+	if err != nil || res.Imported != 0 || res.Skipped != 5 {
 		t.Fatalf("second import into b: %+v %v", res, err)
 	}
 	res, err = f.svc.Import(ctx, admin, "a", bytes.NewReader(exp.Bytes()), nil)
-	if err != nil || res.Imported != 0 || res.Skipped != 5 || res.Renamed != 0 {
+	if err != nil || res.Imported != 0 || res.Skipped != 5 {
 		t.Fatalf("import back into a: %+v %v", res, err)
 	}
 }
 
-// A caller-chosen id must be new to the store.
+// A caller-chosen id must be new to its namespace; another namespace may
+// use it freely, and its answer does not depend on the first namespace.
 func TestRememberWithTakenID(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
 	f.remember(t, "a", mnemo.NewRecord{Text: "first", ID: "rec-1"})
-	for _, ns := range []string{"a", "b"} {
-		_, err := f.svc.Remember(ctx, admin, ns, []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
-		if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "record 2") {
-			t.Errorf("namespace %s: %v, want %s for record 2", ns, err, mnemo.ECONFLICT)
-		}
-		if n, _ := f.store.Count(ctx, ns); n != map[string]int{"a": 1, "b": 0}[ns] {
-			t.Errorf("namespace %s: %d records after a refused batch", ns, n)
-		}
+	_, err := f.svc.Remember(ctx, admin, "a", []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
+	if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "record 2") {
+		t.Errorf("namespace a: %v, want %s for record 2", err, mnemo.ECONFLICT)
 	}
-	_, err := f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "x", ID: "twice"}, {Text: "y", ID: "twice"}}, engine.WriteOptions{})
+	if n, _ := f.store.Count(ctx, "a"); n != 1 {
+		t.Errorf("namespace a: %d records after a refused batch", n)
+	}
+	w, err := f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
+	if err != nil || w[1].ID != "rec-1" || w[1].Namespace != "b" {
+		t.Errorf("namespace b: %+v %v, want rec-1 written in b", w, err)
+	}
+	_, err = f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "x", ID: "twice"}, {Text: "y", ID: "twice"}}, engine.WriteOptions{})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("the same id twice in a batch: %v", err)
 	}
 	if r := get(t, f, "a", "rec-1"); r.Text != "first" {
 		t.Errorf("record changed: %q", r.Text)
+	}
+	if r := get(t, f, "b", "rec-1"); r.Text != "second" {
+		t.Errorf("record of b: %q", r.Text)
 	}
 }
 

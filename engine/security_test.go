@@ -247,3 +247,40 @@ func TestEpisodeJobGoesOnAfterAFailingNamespace(t *testing.T) {
 		t.Errorf("episodes written %v: the namespace after the failing one was skipped", n)
 	}
 }
+
+// TestIDsAreNamespaceScoped: a caller of one namespace cannot squat the
+// derived id of another namespace's episode (the victim's episode is still
+// written), and nothing it is told depends on the other namespace's ids:
+// writing or importing an id the other namespace holds succeeds as it
+// would in an empty store.
+func TestIDsAreNamespaceScoped(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	start := f.now.Add(-2 * time.Hour)
+	squat := engine.EpisodeID("victim", "t")
+	f.remember(t, "attacker", mnemo.NewRecord{ID: squat, Text: "squatted"})
+	var turns []mnemo.NewRecord
+	for i := range 4 {
+		turns = append(turns, mnemo.NewRecord{Text: fmt.Sprintf("Anna: pass %d went through Svalbard without a gap.", i), Thread: "t",
+			At: at(start.Add(time.Duration(i) * time.Minute))})
+	}
+	w := f.remember(t, "victim", turns...)
+	ep, err := f.svc.Summarize(ctx, admin, "victim", "t", 200)
+	if err != nil || ep.Record.ID != squat || ep.Record.Namespace != "victim" {
+		t.Fatalf("the victim's episode: %+v %v", ep, err)
+	}
+	if n, err := f.svc.SummarizeIdle(ctx, time.Minute, 4); err != nil {
+		t.Errorf("background episodes: %v %v", n, err)
+	}
+	// The attacker learns nothing of the victim's ids.
+	if _, err := f.svc.Remember(ctx, admin, "attacker", []mnemo.NewRecord{{ID: w[0].ID, Text: "probe"}}, engine.WriteOptions{}); err != nil {
+		t.Errorf("writing an id another namespace holds: %v", err)
+	}
+	line := fmt.Sprintf(`{"id":%q,"text":"probe"}`+"\n", w[1].ID)
+	if res, err := f.svc.Import(ctx, admin, "attacker", strings.NewReader(line), nil); err != nil || res.Imported != 1 {
+		t.Errorf("importing an id another namespace holds: %+v %v", res, err)
+	}
+	if r, err := f.svc.Get(ctx, admin, "victim", w[0].ID); err != nil || r.Text != turns[0].Text {
+		t.Errorf("the victim's record after the probes: %+v %v", r, err)
+	}
+}

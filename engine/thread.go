@@ -156,9 +156,9 @@ func (s *Service) storeVectors(ctx context.Context, recs []*mnemo.Record) error 
 	if len(recs) == 0 {
 		return nil
 	}
-	m := make(map[string][]float32, len(recs))
+	m := make(map[mnemo.RecordKey][]float32, len(recs))
 	for _, r := range recs {
-		m[r.ID] = r.Embedding
+		m[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}] = r.Embedding
 	}
 	return s.store.SetEmbeddings(ctx, m)
 }
@@ -273,8 +273,8 @@ const maxThreadSpan = 100_000
 const maxLevelReads = 8
 
 // rethread recomputes the vectors of every thread among recs from their
-// own embeddings (own[id]), as Reembed does: recs holds whole threads.
-func rethread(recs []*mnemo.Record, own map[string][]float32) {
+// own embeddings (own[key]), as Reembed does: recs holds whole threads.
+func rethread(recs []*mnemo.Record, own map[mnemo.RecordKey][]float32) {
 	type key struct{ ns, thread string }
 	groups := map[key][]threadNode{}
 	for _, r := range recs {
@@ -282,7 +282,7 @@ func rethread(recs []*mnemo.Record, own map[string][]float32) {
 			continue
 		}
 		k := key{r.Namespace, r.Thread}
-		groups[k] = append(groups[k], threadNode{rec: r, own: own[r.ID]})
+		groups[k] = append(groups[k], threadNode{rec: r, own: own[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}]})
 	}
 	for _, nodes := range groups {
 		slices.SortStableFunc(nodes, threadOrder)

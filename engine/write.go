@@ -54,8 +54,9 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		threads[i] = r.Thread
 	}
 	defer s.threads.lock(sc.Namespace, threads...)()
-	// An id given by the caller must be new to the store (ids are unique
-	// across namespaces): writing over a record is Update's job.
+	// An id given by the caller must be new to the namespace (ids are
+	// unique per namespace; another namespace's ids are never looked at):
+	// writing over a record is Update's job.
 	var given []string
 	dup := map[string]bool{}
 	for i, n := range in {
@@ -69,7 +70,7 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		given = append(given, n.ID)
 	}
 	if len(given) > 0 {
-		taken, err := s.store.Locate(ctx, given)
+		taken, err := s.store.Existing(ctx, sc.Namespace, given)
 		if err != nil {
 			return nil, err
 		}

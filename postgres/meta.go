@@ -157,11 +157,13 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 const eachPage = 500
 
 // EachRecord calls fn with every record of every namespace, deleted
-// included, in id order. It reads in pages, so fn may write to the store.
+// included, in (id, namespace) order. It reads in pages, so fn may write to
+// the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
-	after := ""
+	after, afterNS := "", ""
 	for {
-		rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE id > $1 ORDER BY id LIMIT $2`, after, eachPage)
+		rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > ($1, $2)
+			ORDER BY id, namespace LIMIT $3`, after, afterNS, eachPage)
 		if err != nil {
 			return fmt.Errorf("postgres: each record: %w", err)
 		}
@@ -177,20 +179,22 @@ func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) er
 		if len(page) < eachPage {
 			return nil
 		}
-		after = page[len(page)-1].ID
+		after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
 	}
 }
 
-// SetEmbeddings replaces the vectors of records by id, in any namespace, in
-// one transaction. An unknown id is ENOTFOUND and nothing is written.
-func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) error {
+// SetEmbeddings replaces the vectors of records, of any namespaces, in one
+// transaction. An unknown record is ENOTFOUND and nothing is written.
+func (s *Store) SetEmbeddings(ctx context.Context, vecs map[mnemo.RecordKey][]float32) error {
 	if len(vecs) == 0 {
 		return nil
 	}
 	ids := make([]string, 0, len(vecs))
+	nss := make([]string, 0, len(vecs))
 	blobs := make([][]byte, 0, len(vecs))
-	for id, v := range vecs {
-		if !textOK(id) {
+	for k, v := range vecs {
+		id := k.ID
+		if !textOK(id) || !textOK(k.Namespace) {
 			return fmt.Errorf("postgres: set embeddings: %w", mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id))
 		}
 		for _, x := range v {
@@ -199,30 +203,32 @@ func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) er
 			}
 		}
 		ids = append(ids, id)
+		nss = append(nss, k.Namespace)
 		blobs = append(blobs, encodeVector(v))
 	}
 	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		rows, err := tx.Query(ctx, `UPDATE records r SET embedding = u.e, seq = $3
-			FROM unnest($1::text[], $2::bytea[]) AS u(id, e) WHERE r.id = u.id RETURNING r.id`, ids, blobs, seq)
+		rows, err := tx.Query(ctx, `UPDATE records r SET embedding = u.e, seq = $4
+			FROM unnest($1::text[], $2::text[], $3::bytea[]) AS u(id, ns, e) WHERE r.namespace = u.ns AND r.id = u.id
+			RETURNING r.id, r.namespace`, ids, nss, blobs, seq)
 		if err != nil {
 			return err
 		}
-		found := make(map[string]bool, len(ids))
+		found := make(map[mnemo.RecordKey]bool, len(ids))
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var k mnemo.RecordKey
+			if err := rows.Scan(&k.ID, &k.Namespace); err != nil {
 				rows.Close()
 				return err
 			}
-			found[id] = true
+			found[k] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if !found[id] {
-				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+		for k := range vecs {
+			if !found[k] {
+				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", k.ID)
 			}
 		}
 		return nil
@@ -246,32 +252,33 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Locate returns the namespace of each of ids that exists, in any namespace.
-func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, error) {
-	out := make(map[string]string)
+// Existing returns which of ids exist in the namespace, forgotten ones
+// included.
+func (s *Store) Existing(ctx context.Context, namespace string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool)
 	var valid []string
 	for _, id := range ids {
 		if textOK(id) { // an id PostgreSQL cannot hold cannot exist
 			valid = append(valid, id)
 		}
 	}
-	if len(valid) == 0 {
+	if len(valid) == 0 || !textOK(namespace) {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, namespace FROM records WHERE id = ANY($1::text[])`, valid)
+	rows, err := s.pool.Query(ctx, `SELECT id FROM records WHERE namespace = $1 AND id = ANY($2::text[])`, namespace, valid)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: locate: %w", err)
+		return nil, fmt.Errorf("postgres: existing: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, ns string
-		if err := rows.Scan(&id, &ns); err != nil {
-			return nil, fmt.Errorf("postgres: locate: %w", err)
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("postgres: existing: %w", err)
 		}
-		out[id] = ns
+		out[id] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: locate: %w", err)
+		return nil, fmt.Errorf("postgres: existing: %w", err)
 	}
 	return out, nil
 }

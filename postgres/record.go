@@ -216,11 +216,11 @@ var insertSQL = func() string {
 	), ins AS (
 		INSERT INTO records (%s, fts, seq)
 		SELECT %s, to_tsvector('mnemo', u.words), $%d FROM u ORDER BY u.ord
-		ON CONFLICT (id) DO NOTHING
-		RETURNING id
+		ON CONFLICT (namespace, id) DO NOTHING
+		RETURNING id, namespace
 	), rev AS (
 		INSERT INTO revisions (record_id, namespace, at, action, actor, record)
-		SELECT u.id, u.namespace, $%d, $%d, $%d, u.snap::jsonb FROM u JOIN ins ON ins.id = u.id ORDER BY u.ord
+		SELECT u.id, u.namespace, $%d, $%d, $%d, u.snap::jsonb FROM u JOIN ins ON ins.id = u.id AND ins.namespace = u.namespace ORDER BY u.ord
 		RETURNING 1
 	)
 	SELECT count(*) FROM rev`,

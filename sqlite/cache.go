@@ -32,12 +32,12 @@ type recordCache struct {
 	mu    sync.Mutex
 	max   int64
 	size  int64
-	items map[string]*list.Element // id -> *cacheItem
+	items map[mnemo.RecordKey]*list.Element // -> *cacheItem
 	lru   list.List                // front = most recently used
 }
 
 type cacheItem struct {
-	id   string
+	key  mnemo.RecordKey
 	seq  int64
 	rec  *mnemo.Record // never mutated
 	size int64
@@ -47,13 +47,14 @@ type cacheItem struct {
 }
 
 func newRecordCache(maxBytes int64) *recordCache {
-	return &recordCache{max: maxBytes, items: make(map[string]*list.Element)}
+	return &recordCache{max: maxBytes, items: make(map[mnemo.RecordKey]*list.Element)}
 }
 
-// get returns a copy of the cached record id at version seq, or nil.
-func (c *recordCache) get(id string, seq int64) *mnemo.Record {
+// get returns a copy of the cached record id of namespace ns at version
+// seq, or nil.
+func (c *recordCache) get(ns, id string, seq int64) *mnemo.Record {
 	c.mu.Lock()
-	el, ok := c.items[id]
+	el, ok := c.items[mnemo.RecordKey{Namespace: ns, ID: id}]
 	if !ok {
 		c.mu.Unlock()
 		return nil
@@ -78,12 +79,12 @@ func (c *recordCache) get(id string, seq int64) *mnemo.Record {
 
 // touch adds one access at time at to each cached record of ids (an id
 // listed twice counts twice), as Touch did to the rows.
-func (c *recordCache) touch(ids []string, at time.Time) {
+func (c *recordCache) touch(ns string, ids []string, at time.Time) {
 	at = at.UTC()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
-		if el, ok := c.items[id]; ok {
+		if el, ok := c.items[mnemo.RecordKey{Namespace: ns, ID: id}]; ok {
 			it := el.Value.(*cacheItem)
 			it.hits++
 			if at.After(it.last) {
@@ -99,10 +100,11 @@ func (c *recordCache) put(r *mnemo.Record, seq int64) {
 	if size > c.max/4 {
 		return
 	}
-	it := &cacheItem{id: r.ID, seq: seq, rec: cloneRecord(r), size: size}
+	key := mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}
+	it := &cacheItem{key: key, seq: seq, rec: cloneRecord(r), size: size}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.items[r.ID]; ok {
+	if el, ok := c.items[key]; ok {
 		old := el.Value.(*cacheItem)
 		if old.seq > seq { // keep the newer version
 			return
@@ -111,14 +113,14 @@ func (c *recordCache) put(r *mnemo.Record, seq int64) {
 		el.Value = it
 		c.lru.MoveToFront(el)
 	} else {
-		c.items[r.ID] = c.lru.PushFront(it)
+		c.items[key] = c.lru.PushFront(it)
 		c.size += size
 	}
 	for c.size > c.max {
 		el := c.lru.Back()
 		old := el.Value.(*cacheItem)
 		c.lru.Remove(el)
-		delete(c.items, old.id)
+		delete(c.items, old.key)
 		c.size -= old.size
 	}
 }

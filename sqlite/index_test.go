@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -478,4 +480,65 @@ func TestClearanceStatisticsPipelined(t *testing.T) {
 	}
 	defer b.Close()
 	storetest.ClearanceStatistics(t, a, b)
+}
+
+// TestMigrationToNamespaceIDs upgrades a database of schema 5 (ids unique
+// across the store) to per-namespace ids: its records, their full-text
+// rows and their history come through, and the same id can then be written
+// in another namespace.
+func TestMigrationToNamespaceIDs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	for _, n := range names {
+		v, _ := strconv.Atoi(strings.SplitN(filepath.Base(n), "_", 2)[0])
+		if v > 5 {
+			continue
+		}
+		body, _ := migrations.ReadFile(n)
+		if _, err := db.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if _, err := db.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, filepath.Base(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, text := range []string{"heron nesting report", "otter habitat survey"} {
+		if _, err := db.Exec(`INSERT INTO records (id, namespace, layer, kind, scope, text, seq, created_at, valid_from, thread)
+			VALUES (?, 'old', 'domain', 'fact', '/', ?, 1, 1, 1, '')`, fmt.Sprintf("rec-%d", i), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for _, fts := range []bool{false, true} {
+		s, err := Open(ctx, Options{Path: path, FTSKeyword: fts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := s.SchemaVersion(ctx); v < 6 {
+			t.Fatalf("schema %d after opening", v)
+		}
+		sc := mnemo.Scope{Namespace: "old"}
+		if hits, err := s.Keyword(ctx, sc, "otter", mnemo.Filter{}, 5); err != nil || len(hits) != 1 || hits[0].ID != "rec-1" {
+			t.Errorf("keyword (fts %v) after the upgrade: %v %v", fts, hits, err)
+		}
+		if !fts {
+			r := &mnemo.Record{ID: "rec-0", Namespace: "new", Kind: mnemo.KindFact, Text: "a new namespace's record"}
+			r.Normalize(time.Now())
+			if n, err := s.Insert(ctx, []*mnemo.Record{r}, "", "test"); err != nil || n != 0 {
+				t.Errorf("the same id in another namespace: skipped %d, %v", n, err)
+			}
+			if got, err := s.Get(ctx, sc, "rec-0"); err != nil || got.Text != "heron nesting report" {
+				t.Errorf("old record after the upgrade: %+v %v", got, err)
+			}
+		}
+		s.Close()
+	}
 }

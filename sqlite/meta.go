@@ -160,11 +160,13 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 }
 
 // EachRecord calls fn with every record of every namespace, deleted
-// included, in id order. It reads in pages, so fn may write to the store.
+// included, in (id, namespace) order. It reads in pages, so fn may write to
+// the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
-	after := ""
+	after, afterNS := "", ""
 	for {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE id > ? ORDER BY id LIMIT 500`, after)
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > (?, ?)
+			ORDER BY id, namespace LIMIT 500`, after, afterNS)
 		if err != nil {
 			return fmt.Errorf("sqlite: each record: %w", err)
 		}
@@ -190,13 +192,13 @@ func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) er
 		if len(page) < 500 {
 			return nil
 		}
-		after = page[len(page)-1].ID
+		after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
 	}
 }
 
-// SetEmbeddings replaces the vectors of records by id, in any namespace, in
-// one transaction. An unknown id is ENOTFOUND and nothing is written.
-func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) error {
+// SetEmbeddings replaces the vectors of records, of any namespaces, in one
+// transaction. An unknown record is ENOTFOUND and nothing is written.
+func (s *Store) SetEmbeddings(ctx context.Context, vecs map[mnemo.RecordKey][]float32) error {
 	if len(vecs) == 0 {
 		return nil
 	}
@@ -205,18 +207,18 @@ func (s *Store) SetEmbeddings(ctx context.Context, vecs map[string][]float32) er
 		if err != nil {
 			return err
 		}
-		st, err := tx.PrepareContext(ctx, `UPDATE records SET embedding = ?, seq = ? WHERE id = ?`)
+		st, err := tx.PrepareContext(ctx, `UPDATE records SET embedding = ?, seq = ? WHERE namespace = ? AND id = ?`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		for id, v := range vecs {
-			res, err := st.ExecContext(ctx, encodeVector(v), seq, id)
+		for k, v := range vecs {
+			res, err := st.ExecContext(ctx, encodeVector(v), seq, k.Namespace, k.ID)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
-				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", k.ID)
 			}
 		}
 		return nil
@@ -248,33 +250,35 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Locate returns the namespace of each of ids that exists, in any namespace.
-func (s *Store) Locate(ctx context.Context, ids []string) (map[string]string, error) {
-	out := make(map[string]string)
+// Existing returns which of ids exist in the namespace, forgotten ones
+// included.
+func (s *Store) Existing(ctx context.Context, namespace string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool)
 	const chunk = 500
 	for i := 0; i < len(ids); i += chunk {
 		part := ids[i:min(i+chunk, len(ids))]
-		args := make([]any, len(part))
-		for k, id := range part {
-			args[k] = id
+		args := make([]any, 0, len(part)+1)
+		args = append(args, namespace)
+		for _, id := range part {
+			args = append(args, id)
 		}
-		rows, err := s.rdb.QueryContext(ctx, `SELECT id, namespace FROM records WHERE id IN (?`+
+		rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM records WHERE namespace = ? AND id IN (?`+
 			strings.Repeat(", ?", len(part)-1)+`)`, args...)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: locate: %w", err)
+			return nil, fmt.Errorf("sqlite: existing: %w", err)
 		}
 		for rows.Next() {
-			var id, ns string
-			if err := rows.Scan(&id, &ns); err != nil {
+			var id string
+			if err := rows.Scan(&id); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("sqlite: locate: %w", err)
+				return nil, fmt.Errorf("sqlite: existing: %w", err)
 			}
-			out[id] = ns
+			out[id] = true
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: locate: %w", err)
+			return nil, fmt.Errorf("sqlite: existing: %w", err)
 		}
 	}
 	return out, nil

@@ -166,7 +166,7 @@ var writeColumns = []string{"id", "namespace", "layer", "kind", "scope", "text",
 
 var (
 	insertSQL = `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES (?` +
-		strings.Repeat(", ?", len(writeColumns)-1) + `) ON CONFLICT (id) DO NOTHING`
+		strings.Repeat(", ?", len(writeColumns)-1) + `) ON CONFLICT (namespace, id) DO NOTHING`
 	updateSQL = `UPDATE records SET ` + strings.Join(writeColumns[2:], " = ?, ") +
 		` = ? WHERE id = ? AND namespace = ?`
 	revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES (?, ?, ?, ?, ?, ?)`
@@ -296,7 +296,7 @@ func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Reco
 		visible := e != nil && e.AccessLevel <= sc.Clearance
 		var r *mnemo.Record
 		if visible {
-			r = s.cache.get(id, e.Seq)
+			r = s.cache.get(sc.Namespace, id, e.Seq)
 		}
 		s.idx.mu.RUnlock()
 		if !visible {
@@ -367,7 +367,7 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 		if e == nil || e.AccessLevel > sc.Clearance {
 			continue
 		}
-		if r := s.cache.get(id, e.Seq); r != nil {
+		if r := s.cache.get(sc.Namespace, id, e.Seq); r != nil {
 			out = append(out, r)
 		} else {
 			miss = append(miss, id)
@@ -566,7 +566,7 @@ func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at ti
 		return fmt.Errorf("sqlite: touch: %w", err)
 	}
 	if s.cache != nil {
-		s.cache.touch(touched, at)
+		s.cache.touch(namespace, touched, at)
 	}
 	return nil
 }

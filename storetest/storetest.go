@@ -48,7 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ConcurrentInserts", testConcurrentInserts},
 		{"ListPagination", testListPagination},
 		{"ListByTime", testListByTime},
-		{"Locate", testLocate},
+		{"Existing", testExisting},
+		{"IDsPerNamespace", testIDsPerNamespace},
 		{"EachRetrieval", testEachRetrieval},
 		{"Purge", testPurge},
 		{"Settings", testSettings},
@@ -801,7 +802,7 @@ func testEachRecord(t *testing.T, s mnemo.Store) {
 	var seen []string
 	err := s.EachRecord(bg, func(r *mnemo.Record) error {
 		seen = append(seen, r.ID)
-		return s.SetEmbeddings(bg, map[string][]float32{r.ID: vec(10)})
+		return s.SetEmbeddings(bg, map[mnemo.RecordKey][]float32{{Namespace: r.Namespace, ID: r.ID}: vec(10)})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -820,7 +821,8 @@ func testEachRecord(t *testing.T, s mnemo.Store) {
 	if !slices.Equal(got.Embedding, vec(10)) {
 		t.Errorf("SetEmbeddings did not store the vector")
 	}
-	wantCode(t, s.SetEmbeddings(bg, map[string][]float32{"missing": vec(1)}), mnemo.ENOTFOUND)
+	wantCode(t, s.SetEmbeddings(bg, map[mnemo.RecordKey][]float32{{Namespace: "each-1", ID: "missing"}: vec(1)}), mnemo.ENOTFOUND)
+	wantCode(t, s.SetEmbeddings(bg, map[mnemo.RecordKey][]float32{{Namespace: "each-2", ID: a.ID}: vec(1)}), mnemo.ENOTFOUND)
 	stop := fmt.Errorf("stop")
 	if err := s.EachRecord(bg, func(*mnemo.Record) error { return stop }); err != stop {
 		t.Errorf("EachRecord did not return fn's error: %v", err)
@@ -1037,31 +1039,113 @@ func testListPagination(t *testing.T, s mnemo.Store) {
 	}
 }
 
-// testLocate: Locate finds ids in any namespace, forgotten ones included,
-// and ignores unknown ones.
-func testLocate(t *testing.T, s mnemo.Store) {
+// testExisting: Existing finds the ids of one namespace, forgotten ones
+// included, and nothing of another namespace's.
+func testExisting(t *testing.T, s mnemo.Store) {
 	a, b, gone := rec("loc-a", "alpha"), rec("loc-b", "beta"), rec("loc-a", "gamma")
 	now := base
 	gone.DeletedAt = &now
 	insert(t, s, a, b, gone)
-	got, err := s.Locate(bg, []string{a.ID, b.ID, gone.ID, "no-such-id", "", "bad\x00id"})
+	got, err := s.Existing(bg, "loc-a", []string{a.ID, b.ID, gone.ID, "no-such-id", "", "bad\x00id"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{a.ID: "loc-a", b.ID: "loc-b", gone.ID: "loc-a"}
+	want := map[string]bool{a.ID: true, gone.ID: true}
 	if !maps.Equal(got, want) {
-		t.Errorf("Locate = %v, want %v", got, want)
+		t.Errorf("Existing = %v, want %v", got, want)
 	}
-	if got, err := s.Locate(bg, nil); err != nil || len(got) != 0 {
-		t.Errorf("Locate(nil) = %v, %v", got, err)
+	if got, err := s.Existing(bg, "loc-a", nil); err != nil || len(got) != 0 {
+		t.Errorf("Existing(nil) = %v, %v", got, err)
 	}
 	many := make([]string, 1200) // more than one query's worth
 	for i := range many {
 		many[i] = fmt.Sprintf("missing-%d", i)
 	}
 	many[1100] = b.ID
-	if got, err := s.Locate(bg, many); err != nil || !maps.Equal(got, map[string]string{b.ID: "loc-b"}) {
-		t.Errorf("Locate(1200 ids) = %v, %v", got, err)
+	if got, err := s.Existing(bg, "loc-b", many); err != nil || !maps.Equal(got, map[string]bool{b.ID: true}) {
+		t.Errorf("Existing(1200 ids) = %v, %v", got, err)
+	}
+}
+
+// testIDsPerNamespace: record ids are unique per namespace. Two namespaces
+// hold records under the same id, each its own: reads, updates, history,
+// searches, touches, vectors and purges of one never see or change the
+// other's, and inserting the id again is skipped only in its own namespace.
+func testIDsPerNamespace(t *testing.T, s mnemo.Store) {
+	a, b := rec("ids-a", "heron report of namespace a"), rec("ids-b", "otter note of namespace b")
+	b.ID = a.ID
+	a.Embedding, b.Embedding = vec(31), vec(32)
+	insert(t, s, a)
+	insert(t, s, b)
+	sa, sb := mnemo.Scope{Namespace: "ids-a"}, mnemo.Scope{Namespace: "ids-b"}
+	for _, c := range []struct {
+		sc   mnemo.Scope
+		text string
+	}{{sa, a.Text}, {sb, b.Text}} {
+		got, err := s.Get(bg, c.sc, a.ID)
+		if err != nil || got.Text != c.text || got.Namespace != c.sc.Namespace {
+			t.Errorf("Get in %s = %+v %v, want %q", c.sc.Namespace, got, err, c.text)
+		}
+		many, err := s.GetMany(bg, c.sc, []string{a.ID})
+		if err != nil || len(many) != 1 || many[0].Text != c.text {
+			t.Errorf("GetMany in %s = %v %v", c.sc.Namespace, many, err)
+		}
+	}
+	if kw, _ := s.Keyword(bg, sb, "heron", mnemo.Filter{}, 10); len(kw) != 0 {
+		t.Errorf("namespace b finds a's words: %v", kw)
+	}
+	if n, err := s.Insert(bg, []*mnemo.Record{rec("ids-b", "again")}, "", "test"); err != nil || n != 0 {
+		t.Errorf("a fresh record: skipped %d, %v", n, err)
+	}
+	dup := rec("ids-a", "a third text")
+	dup.ID = a.ID
+	if n, err := s.Insert(bg, []*mnemo.Record{dup}, "", "test"); err != nil || n != 1 {
+		t.Errorf("inserting an id its namespace holds: skipped %d, %v; want 1", n, err)
+	}
+	b.Text, b.UpdatedAt = "otter note, edited", base.Add(time.Minute)
+	if err := s.Update(bg, b, "update", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(bg, sa, a.ID); got.Text != a.Text {
+		t.Errorf("updating b's record changed a's: %q", got.Text)
+	}
+	if h, err := s.History(bg, sa, a.ID); err != nil || len(h) != 1 {
+		t.Errorf("history of a's record: %d revisions, %v; want 1", len(h), err)
+	}
+	if err := s.SetEmbeddings(bg, map[mnemo.RecordKey][]float32{{Namespace: "ids-b", ID: a.ID}: vec(33)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(bg, sa, a.ID); !slices.Equal(got.Embedding, a.Embedding) {
+		t.Errorf("b's new vector reached a's record")
+	}
+	if err := s.Touch(bg, "ids-b", []string{a.ID}, base); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(bg, sa, a.ID); got.AccessCount != 0 {
+		t.Errorf("touching b's record counted on a's: %d", got.AccessCount)
+	}
+	var seen []string
+	if err := s.EachRecord(bg, func(r *mnemo.Record) error {
+		if r.ID == a.ID {
+			seen = append(seen, r.Namespace)
+		}
+		return nil
+	}); err != nil || !slices.Equal(seen, []string{"ids-a", "ids-b"}) {
+		t.Errorf("EachRecord saw the shared id in %v (%v), want both namespaces in order", seen, err)
+	}
+	d := base.Add(-48 * time.Hour)
+	b.DeletedAt = &d
+	if err := s.Update(bg, b, "forget", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Purge(bg, sb, base); err != nil || n != 1 {
+		t.Errorf("purge of b: %d %v", n, err)
+	}
+	if got, err := s.Get(bg, sa, a.ID); err != nil || got.Text != a.Text {
+		t.Errorf("purging b's record took a's: %v", err)
+	}
+	if got, _ := s.Existing(bg, "ids-a", []string{a.ID}); !got[a.ID] {
+		t.Errorf("a's record is gone after b's purge")
 	}
 }
 
@@ -1143,8 +1227,11 @@ func testPurge(t *testing.T, s mnemo.Store) {
 	if err != nil || !slices.Equal(recordIDs(all), []string{recent.ID, live.ID}) && !slices.Equal(recordIDs(all), []string{live.ID, recent.ID}) {
 		t.Errorf("after purge the namespace holds %v (%v), want %s and %s", recordIDs(all), err, live.ID, recent.ID)
 	}
-	if got, _ := s.Locate(bg, []string{old.ID, other.ID}); len(got) != 1 || got[other.ID] != "purge-other" {
-		t.Errorf("Locate after purge = %v: only the other namespace's record should remain", got)
+	if got, _ := s.Existing(bg, "purge", []string{old.ID}); len(got) != 0 {
+		t.Errorf("Existing after purge = %v", got)
+	}
+	if got, _ := s.Existing(bg, "purge-other", []string{other.ID}); !got[other.ID] {
+		t.Errorf("the other namespace's forgotten record was purged")
 	}
 	if hits, _ := s.GetMany(bg, sc, []string{old.ID, live.ID}); len(hits) != 1 || hits[0].ID != live.ID {
 		t.Errorf("GetMany after purge returned %v", recordIDs(hits))

@@ -552,9 +552,6 @@ func cmdImport(ctx context.Context, a *app, args []string) error {
 		return a.printJSON(res)
 	}
 	fmt.Fprintf(a.stdout, "imported %d records into %s (%d already present)\n", res.Imported, a.ns(), res.Skipped)
-	if res.Renamed > 0 {
-		fmt.Fprintf(a.stdout, "%d records took new ids: their ids belong to another namespace of this store\n", res.Renamed)
-	}
 	return nil
 }
 
