@@ -33,7 +33,7 @@ type recordCache struct {
 	max   int64
 	size  int64
 	items map[mnemo.RecordKey]*list.Element // -> *cacheItem
-	lru   list.List                // front = most recently used
+	lru   list.List                         // front = most recently used
 }
 
 type cacheItem struct {
