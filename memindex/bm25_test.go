@@ -1,0 +1,124 @@
+package memindex
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// kwCorpus returns n texts of 12 words drawn from a Zipf-distributed
+// vocabulary, the same for the same seed.
+func kwCorpus(n int, seed int64) []string {
+	r := rand.New(rand.NewSource(seed))
+	z := rand.NewZipf(r, 1.1, 1, 20000)
+	out := make([]string, n)
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		for j := range 12 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "w%d", z.Uint64())
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// kwIndex indexes texts; every hidden-th record (0: none) is at level 3.
+func kwIndex(texts []string, hidden int) *Namespace[int] {
+	n := New[int](len(texts), 0)
+	for i, t := range texts {
+		e := Entry{ID: fmt.Sprintf("r%06d", i)}
+		e.SetTimes(nil, nil, nil)
+		if hidden > 0 && i%hidden == 0 {
+			e.AccessLevel = 3
+		}
+		n.Put(i, e, nil, []byte(t))
+	}
+	return n
+}
+
+// TestKeywordLevelsMatchVisibleOnlyIndex: after records are written,
+// moved between levels, rewritten and removed, the scores a clearance-0
+// caller gets equal those of an index holding only its records, and the
+// levels' statistics balance out once every record is back at level 0.
+func TestKeywordLevelsMatchVisibleOnlyIndex(t *testing.T) {
+	texts := kwCorpus(3000, 1)
+	mixed := kwIndex(texts, 3)
+	// Move some records between levels, rewrite and remove others.
+	for i := 0; i < len(texts); i += 7 {
+		e := *mixed.ByID(fmt.Sprintf("r%06d", i))
+		e.AccessLevel = 3 - e.AccessLevel
+		mixed.Put(i, e, nil, []byte(texts[i]))
+	}
+	for i := 1; i < len(texts); i += 11 {
+		e := *mixed.ByID(fmt.Sprintf("r%06d", i))
+		texts[i] += " rewritten w1 w2"
+		mixed.Put(i, e, nil, []byte(texts[i]))
+	}
+	for i := 2; i < len(texts); i += 13 {
+		mixed.Remove(i)
+	}
+	// The reference: the visible records only, in the same order.
+	ref := New[int](len(texts), 0)
+	for i := range texts {
+		e := mixed.ByID(fmt.Sprintf("r%06d", i))
+		if e == nil || e.AccessLevel > 0 {
+			continue
+		}
+		c := *e
+		ref.Put(i, c, nil, []byte(texts[i]))
+	}
+	now := time.Now()
+	c := Compile(mnemo.Scope{}, mnemo.Filter{}, now)
+	for _, q := range []string{"w1", "w2 w3", "w5 w40 w300", "w1 w2 w3 w4 w5 w6 w7 w8", "w1999"} {
+		terms := Terms(QueryTokens(q), MaxQueryTokens)
+		got, want := mixed.Keyword(terms, 5000, c, 50), ref.Keyword(terms, 5000, c, 50)
+		if !slices.Equal(got, want) {
+			t.Errorf("Keyword %q at clearance 0:\n got %v\nwant %v", q, got[:min(3, len(got))], want[:min(3, len(want))])
+		}
+		gi, gu := mixed.IDF(terms, 0)
+		wi, wu := ref.IDF(terms, 0)
+		if fmt.Sprint(gi) != fmt.Sprint(wi) || gu != wu {
+			t.Errorf("IDF %q at clearance 0 = %v %v, want %v %v", q, gi, gu, wi, wu)
+		}
+	}
+	for i := range texts {
+		if e := mixed.ByID(fmt.Sprintf("r%06d", i)); e != nil && e.AccessLevel != 0 {
+			c := *e
+			c.AccessLevel = 0
+			mixed.Put(i, c, nil, []byte(texts[i]))
+		}
+	}
+	if len(mixed.kw.levels) != 0 {
+		t.Errorf("levels left after every record went back to level 0: %d", len(mixed.kw.levels))
+	}
+}
+
+// BenchmarkKeywordLevels measures Keyword top-100 on 100,000 records: all
+// at level 0, and with every tenth at level 3 for a caller of clearance 0
+// (per-level statistics subtracted) and of clearance 3 (none hidden).
+func BenchmarkKeywordLevels(b *testing.B) {
+	texts := kwCorpus(100000, 2)
+	terms := Terms(QueryTokens("w3 w17 w120 w900 w4000"), MaxQueryTokens)
+	for _, c := range []struct {
+		name      string
+		hidden    int
+		clearance int
+	}{{"level0", 0, 0}, {"mixed/clearance0", 10, 0}, {"mixed/clearance3", 10, 3}} {
+		n := kwIndex(texts, c.hidden)
+		cond := Compile(mnemo.Scope{Clearance: c.clearance}, mnemo.Filter{}, time.Now())
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				n.Keyword(terms, 5000, cond, 100)
+			}
+		})
+	}
+}
