@@ -56,8 +56,8 @@
 //     and a threshold taken from them is conservative.
 //   - A model is a snapshot; it does not follow the store. Training is meant
 //     for the background (pass Workers: 1 to leave a core to requests): on
-//     generated records of 10 to 40 words it takes about 1.2 CPU-seconds
-//     for 6,000 records (12,800 terms) and 4.3 for 50,000 (18,800 terms),
+//     generated records of 10 to 40 words it takes about 1.3 CPU-seconds
+//     for 6,000 records (12,800 terms) and 5 for 50,000 (18,800 terms),
 //     with a live heap peaking near 40 and 130 MB; the stored model takes
 //     about 4·Dim+8 bytes per term. Expand scans the vocabulary once per
 //     call (about 1 ms for 19,000 terms of 128 dimensions) and remembers

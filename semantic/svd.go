@@ -106,33 +106,37 @@ func (m *csr) mul(x *dense, workers int) *dense {
 	return out
 }
 
-// axpy adds a·x to y (len(x) == len(y)).
+// axpy adds a·x to y (len(x) >= len(y)).
 func axpy(y []float32, a float32, x []float32) {
 	x = x[:len(y)]
-	i := 0
-	for ; i+4 <= len(y); i += 4 {
-		y[i] += a * x[i]
-		y[i+1] += a * x[i+1]
-		y[i+2] += a * x[i+2]
-		y[i+3] += a * x[i+3]
+	for len(y) >= 8 && len(x) >= 8 {
+		y[0] += a * x[0]
+		y[1] += a * x[1]
+		y[2] += a * x[2]
+		y[3] += a * x[3]
+		y[4] += a * x[4]
+		y[5] += a * x[5]
+		y[6] += a * x[6]
+		y[7] += a * x[7]
+		y, x = y[8:], x[8:]
 	}
-	for ; i < len(y); i++ {
+	for i := range y {
 		y[i] += a * x[i]
 	}
 }
 
-// dot returns x·y in float32 (len(x) == len(y)).
+// dot returns x·y in float32 (len(y) >= len(x)).
 func dot(x, y []float32) float32 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+	for len(x) >= 4 && len(y) >= 4 {
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
+		x, y = x[4:], y[4:]
 	}
-	for ; i < len(x); i++ {
+	for i := range x {
 		s0 += x[i] * y[i]
 	}
 	return s0 + s1 + s2 + s3
@@ -176,14 +180,14 @@ func gram(y *dense, workers int) []float64 {
 // axpy64 adds a·x to y (len(x) >= len(y)).
 func axpy64(y []float64, a float64, x []float64) {
 	x = x[:len(y)]
-	i := 0
-	for ; i+4 <= len(y); i += 4 {
-		y[i] += a * x[i]
-		y[i+1] += a * x[i+1]
-		y[i+2] += a * x[i+2]
-		y[i+3] += a * x[i+3]
+	for len(y) >= 4 && len(x) >= 4 {
+		y[0] += a * x[0]
+		y[1] += a * x[1]
+		y[2] += a * x[2]
+		y[3] += a * x[3]
+		y, x = y[4:], x[4:]
 	}
-	for ; i < len(y); i++ {
+	for i := range y {
 		y[i] += a * x[i]
 	}
 }
