@@ -73,10 +73,11 @@ func benchTrain(b *testing.B, n int) {
 	b.ReportMetric(float64(len(m.Marshal()))/(1<<20), "model-MB")
 }
 
-// BenchmarkTrain6k and BenchmarkTrain50k train on 6,000 and 50,000
-// generated records of 8 to 30 words.
-func BenchmarkTrain6k(b *testing.B)  { benchTrain(b, 6000) }
-func BenchmarkTrain50k(b *testing.B) { benchTrain(b, 50000) }
+// BenchmarkTrain6k, 50k and 100k train on 6,000, 50,000 and 100,000
+// generated records of 10 to 40 words (zipfCorpus).
+func BenchmarkTrain6k(b *testing.B)   { benchTrain(b, 6000) }
+func BenchmarkTrain50k(b *testing.B)  { benchTrain(b, 50000) }
+func BenchmarkTrain100k(b *testing.B) { benchTrain(b, 100000) }
 
 func BenchmarkExpand(b *testing.B) {
 	m, err := Train(context.Background(), zipfCorpus(1, 50000, 20000), Config{})

@@ -8,34 +8,41 @@ import (
 	"sync"
 )
 
-// csr is a sparse matrix in compressed sparse row form.
+// csr is a sparse matrix stored by rows: row i holds the columns idx[i]
+// (ascending) with the values val[i]. Columns fit in 16 bits (MaxVocab is
+// at most maxVocabCap).
 type csr struct {
 	rows, cols int
-	ptr        []int   // row i holds entries ptr[i]..ptr[i+1]
-	idx        []int32 // column of each entry
-	val        []float32
+	idx        [][]uint16
+	val        [][]float32
 }
 
-// transpose returns the transpose of m (counting sort by column, so the
-// columns of each row stay sorted).
+// nnz returns the number of stored entries.
+func (m *csr) nnz() int {
+	n := 0
+	for _, r := range m.idx {
+		n += len(r)
+	}
+	return n
+}
+
+// transpose returns the transpose of m (its rows keep ascending columns).
 func (m *csr) transpose() *csr {
-	t := &csr{rows: m.cols, cols: m.rows, ptr: make([]int, m.cols+1),
-		idx: make([]int32, len(m.idx)), val: make([]float32, len(m.val))}
-	for _, j := range m.idx {
-		t.ptr[j+1]++
+	count := make([]int, m.cols)
+	for _, r := range m.idx {
+		for _, j := range r {
+			count[j]++
+		}
 	}
-	for j := 0; j < m.cols; j++ {
-		t.ptr[j+1] += t.ptr[j]
+	t := &csr{rows: m.cols, cols: m.rows, idx: make([][]uint16, m.cols), val: make([][]float32, m.cols)}
+	for j, c := range count {
+		t.idx[j] = make([]uint16, 0, c)
+		t.val[j] = make([]float32, 0, c)
 	}
-	next := make([]int, m.cols)
-	copy(next, t.ptr[:m.cols])
-	for i := 0; i < m.rows; i++ {
-		for p := m.ptr[i]; p < m.ptr[i+1]; p++ {
-			j := m.idx[p]
-			q := next[j]
-			t.idx[q] = int32(i)
-			t.val[q] = m.val[p]
-			next[j]++
+	for i, r := range m.idx {
+		for p, j := range r {
+			t.idx[j] = append(t.idx[j], uint16(i))
+			t.val[j] = append(t.val[j], m.val[i][p])
 		}
 	}
 	return t
@@ -98,8 +105,9 @@ func (m *csr) mul(x *dense, workers int) *dense {
 	parallel(m.rows, workers, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out.row(i)
-			for p := m.ptr[i]; p < m.ptr[i+1]; p++ {
-				axpy(o, m.val[p], x.row(int(m.idx[p])))
+			val := m.val[i]
+			for p, j := range m.idx[i] {
+				axpy(o, val[p], x.row(int(j)))
 			}
 		}
 	})

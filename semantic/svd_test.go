@@ -28,17 +28,16 @@ func randomSparse(seed uint64, rows, cols int) (*csr, []float64) {
 			}
 		}
 	}
-	m := &csr{rows: rows, cols: cols, ptr: make([]int, rows+1)}
+	m := &csr{rows: rows, cols: cols, idx: make([][]uint16, rows), val: make([][]float32, rows)}
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
 			if rng.IntN(3) == 0 {
 				d[i*cols+j] = 0 // sparsify
 				continue
 			}
-			m.idx = append(m.idx, int32(j))
-			m.val = append(m.val, float32(d[i*cols+j]))
+			m.idx[i] = append(m.idx[i], uint16(j))
+			m.val[i] = append(m.val[i], float32(d[i*cols+j]))
 		}
-		m.ptr[i+1] = len(m.idx)
 	}
 	for i := range d {
 		if d[i] != 0 {

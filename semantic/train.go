@@ -31,7 +31,8 @@ type Config struct {
 	Window int
 	// MinCount is the number of occurrences a term needs to get a vector.
 	MinCount int
-	// MaxVocab caps the vocabulary at the most frequent terms.
+	// MaxVocab caps the vocabulary at the most frequent terms (at most
+	// 65,536).
 	MaxVocab int
 	// MinTexts and MinVocab are the smallest corpus Train learns from
 	// (MinVocab is at least 16).
@@ -60,6 +61,9 @@ func DefaultConfig() Config {
 		Alpha: 0.75, Power: 0.5, Oversample: 10, Iters: 2, Seed: 1}
 }
 
+// maxVocabCap is the largest vocabulary (term ids fit in 16 bits).
+const maxVocabCap = 1 << 16
+
 // minVocabFloor is the smallest vocabulary Train accepts whatever
 // MinVocab says: calibration draws up to five distinct terms.
 const minVocabFloor = 16
@@ -78,6 +82,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxVocab <= 0 {
 		c.MaxVocab = d.MaxVocab
 	}
+	c.MaxVocab = min(c.MaxVocab, maxVocabCap)
 	if c.MinTexts <= 0 {
 		c.MinTexts = d.MinTexts
 	}
@@ -154,6 +159,7 @@ func Train(ctx context.Context, texts []string, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	a := ppmi(c, cfg)
+	c.flat = nil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -164,7 +170,7 @@ func Train(ctx context.Context, texts []string, cfg Config) (*Model, error) {
 	}
 	m := &Model{cfg: cfg, stamp: CorpusStamp(texts), terms: c.terms, counts: c.counts, docs: c.docs, total: c.total, dim: dim}
 	m.cfg.Dim = dim
-	m.pairs = len(a.val)
+	m.pairs = a.nnz()
 	m.cfg.Workers = 0
 	m.vecs = make([]float32, len(c.terms)*dim)
 	scale := make([]float32, dim)
@@ -360,8 +366,7 @@ func ppmi(c *corpus, cfg Config) *csr {
 			logPa[i] = cfg.Alpha*math.Log(float64(s)) - math.Log(z)
 		}
 	}
-	rowIdx := make([][]int32, n)
-	rowVal := make([][]float32, n)
+	m := &csr{rows: n, cols: n, idx: make([][]uint16, n), val: make([][]float32, n)}
 	parallel(n, cfg.Workers, func(_, lo, hi int) {
 		acc := make([]uint32, n)
 		var touched []int32
@@ -371,6 +376,8 @@ func ppmi(c *corpus, cfg Config) *csr {
 			}
 			acc[j] += x
 		}
+		var idx []uint16
+		var val []float32
 		for i := lo; i < hi; i++ {
 			touched = touched[:0]
 			for _, p := range pos[start[i]:start[i+1]] {
@@ -378,29 +385,17 @@ func ppmi(c *corpus, cfg Config) *csr {
 			}
 			slices.Sort(touched)
 			logRow := math.Log(float64(rowSum[i]))
-			var idx []int32
-			var val []float32
+			idx, val = idx[:0], val[:0]
 			for _, j := range touched {
 				if v := math.Log(float64(acc[j])) - logRow - logPa[j]; v > 0 {
-					idx = append(idx, j)
+					idx = append(idx, uint16(j))
 					val = append(val, float32(v))
 				}
 				acc[j] = 0
 			}
-			rowIdx[i], rowVal[i] = slices.Clip(idx), slices.Clip(val)
+			m.idx[i], m.val[i] = slices.Clone(idx), slices.Clone(val)
 		}
 	})
-	m := &csr{rows: n, cols: n, ptr: make([]int, n+1)}
-	for i := 0; i < n; i++ {
-		m.ptr[i+1] = m.ptr[i] + len(rowIdx[i])
-	}
-	m.idx = make([]int32, 0, m.ptr[n])
-	m.val = make([]float32, 0, m.ptr[n])
-	for i := 0; i < n; i++ {
-		m.idx = append(m.idx, rowIdx[i]...)
-		m.val = append(m.val, rowVal[i]...)
-		rowIdx[i], rowVal[i] = nil, nil
-	}
 	return m
 }
 
