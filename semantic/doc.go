@@ -57,8 +57,10 @@
 //   - A model is a snapshot; it does not follow the store. Training is meant
 //     for the background (pass Workers: 1 to leave a core to requests): on
 //     generated records of 10 to 40 words it takes about 1.3 CPU-seconds
-//     for 6,000 records (12,800 terms) and 5 for 50,000 (18,800 terms),
-//     with a live heap peaking near 40 and 130 MB; the stored model takes
+//     for 6,000 records (12,800 terms), 5 for 50,000 (18,800 terms) and 9
+//     for 100,000, with a live heap peaking near 30, 90 and 150 MB (the
+//     sparse matrix and its transpose, 6 bytes per stored pair, and a few
+//     terms × (Dim+10) dense matrices); the stored model takes
 //     about 4·Dim+8 bytes per term. Expand scans the vocabulary once per
 //     call (about 1 ms for 19,000 terms of 128 dimensions) and remembers
 //     each query term's neighbours.

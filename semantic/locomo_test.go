@@ -50,7 +50,12 @@ func normDia(s string) string {
 func loadLocomo(t *testing.T) []locomoSample {
 	path := os.Getenv("MNEMO_LOCOMO")
 	if path == "" {
-		t.Skip("MNEMO_LOCOMO is not set: set it to LoCoMo's locomo10.json (or its folder) to run this diagnostic")
+		t.Skip("MNEMO_LOCOMO is not set: set it to LoCoMo's locomo10.json (or its folder; a relative path is taken from the repository root) to run this diagnostic")
+	}
+	// A relative path may be given from the repository root; tests run in
+	// the package's folder.
+	if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
+		path = filepath.Join("..", path)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "locomo10.json")
