@@ -140,7 +140,8 @@ func CorpusStamp(texts []string) Stamp {
 // positive pointwise mutual information of terms co-occurring within
 // Window terms of one text, with the context distribution smoothed by
 // Alpha, reduced to Dim dimensions by a randomized truncated SVD. It also
-// measures what similarity unrelated terms reach (NullSim).
+// measures what similarity unrelated terms and texts reach (NullSim,
+// NullTextSim).
 //
 // The order of texts does not matter. Train returns ErrTooSmall (wrapped,
 // with the figures) when there are fewer than MinTexts texts or fewer than
