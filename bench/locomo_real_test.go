@@ -3,16 +3,18 @@ package bench
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// locomoPath is the real LoCoMo file: $MNEMO_LOCOMO, else the shared copy.
+// locomoPath is the real LoCoMo file: $MNEMO_LOCOMO, else a copy beside the
+// repository (../shared/data/locomo/locomo10.json from its root).
 func locomoPath() string {
 	if p := os.Getenv("MNEMO_LOCOMO"); p != "" {
 		return p
 	}
-	return "/work/shared/data/locomo/locomo10.json"
+	return filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
 }
 
 // TestLoCoMoReal runs the whole benchmark on the real data when it is present.
@@ -52,11 +54,22 @@ func TestLoCoMoReal(t *testing.T) {
 	if h < 0.60 || h < k {
 		t.Errorf("hybrid recall@10 %.3f, BM25 %.3f: want hybrid >= 0.60 and >= BM25", h, k)
 	}
+	if rep.Method(MethodBM25Thread) == nil {
+		t.Errorf("no %s baseline", MethodBM25Thread)
+	}
 	for _, m := range rep.Methods {
 		for _, b := range rep.Budgets {
 			if _, ok := m.Overall.RecallInBudget[b]; !ok {
 				t.Errorf("%s has no recall within %d tokens", m.Name, b)
 			}
+			if m.Name != MethodRecency && !(m.Overall.TokensPerFound[b] > 0) {
+				t.Errorf("%s has no tokens per evidence turn within %d tokens", m.Name, b)
+			}
+		}
+		// Conversations 1–5 hold 760 questions of categories 1–4, 6–10 hold 776.
+		if len(m.Halves) != 2 || m.Halves[0].Label != "1-5" || m.Halves[1].Label != "6-10" ||
+			m.Halves[0].Overall.Questions != 760 || m.Halves[1].Overall.Questions != 776 {
+			t.Errorf("%s halves: %+v", m.Name, m.Halves)
 		}
 	}
 }

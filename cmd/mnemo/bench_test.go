@@ -30,10 +30,12 @@ func TestBenchCommand(t *testing.T) {
 	var rep struct {
 		Questions int `json:"questions"`
 		Methods   []struct {
-			Name string `json:"name"`
+			Name   string                     `json:"name"`
+			Halves map[string]json.RawMessage `json:"halves"`
 		} `json:"methods"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Questions != 4 || len(rep.Methods) != 4 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Questions != 4 || len(rep.Methods) != 5 ||
+		rep.Methods[2].Name != "bm25-thread" || len(rep.Methods[0].Halves) != 2 {
 		t.Errorf("json %v: %s", err, out)
 	}
 	if !strings.Contains(stderr, "locomo questions: 6/6") {
