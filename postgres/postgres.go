@@ -72,6 +72,7 @@ type Store struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
 	idx  *index
+	df   dfCache // recent document frequencies of query tokens (prune)
 }
 
 var (

@@ -307,3 +307,45 @@ func TestPruneClearance(t *testing.T) {
 		t.Errorf("keyword hits at clearance 0 = %v, want %v (both visible records)", got, want)
 	}
 }
+
+// TestMigrationToNamespaceIDs takes a store back to schema 4 (ids unique
+// across the store), fills it, and opens it again: migration 5 keys
+// records on namespace and id, the records come through, and the same id
+// can then be written in another namespace.
+func TestMigrationToNamespaceIDs(t *testing.T) {
+	u := newDatabase(t, "")
+	s := openURL(t, u)
+	old := newRecord("old", "heron nesting report", nil)
+	if _, err := s.Insert(bg, []*mnemo.Record{old}, "create", "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`ALTER TABLE records DROP CONSTRAINT records_pkey`,
+		`ALTER TABLE records ADD PRIMARY KEY (id)`,
+		`DROP INDEX records_id`,
+		`CREATE INDEX records_namespace_id ON records (namespace, id)`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
+	} {
+		if err := s.Exec(bg, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Exec(bg, `INSERT INTO records (id, namespace, layer, kind, scope, text, fts, seq)
+		SELECT id, 'new', layer, kind, scope, text, fts, seq FROM records`); err == nil {
+		t.Fatal("schema 4 took the same id in two namespaces: the test did not go back")
+	}
+	s.Close()
+	s = openURL(t, u)
+	defer s.Close()
+	if v, err := s.SchemaVersion(bg); err != nil || v < 5 {
+		t.Fatalf("schema %d %v after opening", v, err)
+	}
+	if got, err := s.Get(bg, mnemo.Scope{Namespace: "old"}, old.ID); err != nil || got.Text != old.Text {
+		t.Errorf("old record after the upgrade: %+v %v", got, err)
+	}
+	dup := newRecord("new", "a new namespace's record", nil)
+	dup.ID = old.ID
+	if n, err := s.Insert(bg, []*mnemo.Record{dup}, "create", "test"); err != nil || n != 0 {
+		t.Errorf("the same id in another namespace after the upgrade: skipped %d, %v", n, err)
+	}
+}
