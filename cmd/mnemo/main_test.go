@@ -342,8 +342,9 @@ func TestTwoProcessesWriteAtOnce(t *testing.T) {
 	}
 }
 
-// An export imported into a second namespace of the same database comes in
-// under new ids, and says so; threads and their filter work from the CLI.
+// An export imported into a second namespace of the same database keeps
+// its ids (they are unique per namespace); threads and their filter work
+// from the CLI.
 func TestCopyNamespaceAndThreads(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	mustCLI(t, db, "", "remember", "--thread", "shift-7", "Anna: did the Svalbard pass restore the uplink?")
@@ -363,7 +364,7 @@ func TestCopyNamespaceAndThreads(t *testing.T) {
 	}
 	exp := mustCLI(t, db, "", "export")
 	out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-")
-	if !strings.Contains(out, "imported 4 records into copy (0 already present)") || !strings.Contains(out, "4 records took new ids") {
+	if !strings.Contains(out, "imported 4 records into copy (0 already present)") {
 		t.Fatalf("import into copy:\n%s", out)
 	}
 	if out := mustCLI(t, db, exp, "--namespace", "copy", "import", "-"); !strings.Contains(out, "imported 0 records into copy (4 already present)") || strings.Contains(out, "new ids") {
