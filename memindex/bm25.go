@@ -86,8 +86,8 @@ type levelStats struct {
 	df       map[int32]int32 // term id -> records of the level holding it
 }
 
-// count adds (sign 1) or removes (sign -1) the entry at pos to the
-// statistics of access level lv; level 0 is the totals' remainder.
+// count adds (sign 1) or removes (sign -1) indexed entry e to or from the
+// statistics of access level lv; level 0 is kept as the totals' remainder.
 func (k *keywordIndex) count(lv int32, e *Entry, sign int32) {
 	if lv == 0 {
 		return
