@@ -151,6 +151,11 @@ type Why struct {
 	Semantic         float64 `json:"semantic"`
 	SemanticNull     float64 `json:"semantic_null"`
 	SemanticStrength float64 `json:"semantic_strength"`
+	// Learned is the similarity in the semantic channel learned from the
+	// store, when it rose above LearnedNull, what unrelated records of the
+	// namespace reach there.
+	Learned     float64 `json:"learned,omitempty"`
+	LearnedNull float64 `json:"learned_null,omitempty"`
 	// Interval is the time span a temporal query was read as, when any.
 	Interval string `json:"interval,omitempty"`
 }

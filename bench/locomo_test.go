@@ -233,7 +233,7 @@ func TestRunLoCoMoTiny(t *testing.T) {
 	if err := json.Unmarshal(b, &obj); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
-	if len(obj) != 3 || obj["questions"] != 4.0 || obj["skipped_evidence"] != 2.0 {
+	if len(obj) != 5 || obj["questions"] != 4.0 || obj["skipped_evidence"] != 2.0 || obj["learned"] != true || obj["thesauri"] == nil {
 		t.Fatalf("top level %s", b)
 	}
 	m0 := obj["methods"].([]any)[4].(map[string]any)

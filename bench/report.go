@@ -18,8 +18,16 @@ func (r *LoCoMoReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "LoCoMo retrieval: %d conversations, %d turns, %d questions scored (%d without resolvable evidence left out), %d evidence references skipped (%d repaired).\n",
 		r.Conversations, r.Turns, r.Questions, r.Unscorable, r.SkippedEvidence, r.RepairedEvidence)
-	fmt.Fprintf(&b, "Embedder %s, preset %s, tokenizer %s, ranked lists of %d, %s.\n\n", r.Embedder, r.Preset, r.Tokenizer, r.Depth,
-		r.Elapsed.Round(100*time.Millisecond))
+	learned := "learned semantic channel on"
+	if !r.Learned {
+		learned = "learned semantic channel off"
+	}
+	thes := "no thesaurus"
+	if len(r.Thesauri) > 0 {
+		thes = "thesauri " + strings.Join(r.Thesauri, ", ")
+	}
+	fmt.Fprintf(&b, "Embedder %s, preset %s, tokenizer %s, %s, %s, ranked lists of %d, %s.\n\n", r.Embedder, r.Preset, r.Tokenizer,
+		learned, thes, r.Depth, r.Elapsed.Round(100*time.Millisecond))
 
 	table := func(title string, pick func(MethodResult) (Metrics, bool)) {
 		var n int

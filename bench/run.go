@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -53,6 +54,13 @@ type LoCoMoOptions struct {
 	Depth     int             // ranked-list length; DefaultDepth when 0
 	Dir       string          // where the temporary store goes; "" = a new temp dir, removed after
 	Workers   int             // conversations evaluated in parallel; 0 = min(2, GOMAXPROCS)
+	// Thesaurus expands the hybrid's queries (nil: none), as the engine of
+	// `mnemo serve` does with the thesauri installed.
+	Thesaurus *thesaurus.Thesaurus
+	// NoLearned leaves out the semantic channel learned from the store;
+	// by default each conversation's model is trained after loading it, as
+	// `mnemo serve` does in the background.
+	NoLearned bool
 	// Progress, when set, is called after each question with the number done
 	// and the total (calls are serialised).
 	Progress func(done, total int)
@@ -73,6 +81,8 @@ type LoCoMoReport struct {
 	Unscorable       int           `json:"-"` // questions left out: no evidence turn resolved
 	RepairedEvidence int           `json:"-"`
 	Embedder         string        `json:"-"`
+	Learned          bool          `json:"learned"`  // the semantic channel learned from each conversation was on
+	Thesauri         []string      `json:"thesauri"` // the thesauri expanding the hybrid's queries
 	Preset           string        `json:"-"`
 	Tokenizer        string        `json:"-"`
 	ThreadWeight     float64       `json:"-"` // bm25-thread's weight of the thread factor
@@ -193,7 +203,11 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 
 	rep := &LoCoMoReport{Conversations: len(ds.Conversations), SkippedEvidence: ds.SkippedEvidence,
 		RepairedEvidence: ds.RepairedEvidence, Embedder: emb.Info().Name, Preset: pr.Name, Tokenizer: opt.Tokenizer.Name(),
-		Ks: opt.Ks, Budgets: opt.Budgets, Depth: opt.Depth, ThreadWeight: def.ThreadWeight}
+		Ks: opt.Ks, Budgets: opt.Budgets, Depth: opt.Depth, ThreadWeight: def.ThreadWeight,
+		Learned: !opt.NoLearned, Thesauri: []string{}}
+	for _, src := range opt.Thesaurus.Sources() {
+		rep.Thesauri = append(rep.Thesauri, src.Name)
+	}
 	opt.threadWeight = def.ThreadWeight
 	accs := map[string]*accumulator{}
 	for _, m := range Methods {
@@ -314,7 +328,8 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	last := c.Sessions[len(c.Sessions)-1].At
 	now := last.Add(time.Hour)
 	svc, err := engine.New(ctx, engine.Config{Store: store, Embedder: emb, Tokenizer: opt.Tokenizer,
-		Now: func() time.Time { return now }, NewID: seededIDs(c.ID, now), DefaultPreset: opt.Preset})
+		Now: func() time.Time { return now }, NewID: seededIDs(c.ID, now), DefaultPreset: opt.Preset,
+		Thesaurus: opt.Thesaurus, NoLearned: opt.NoLearned})
 	if err != nil {
 		return err
 	}
@@ -337,6 +352,11 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 	written, err := svc.Remember(ctx, benchCaller, ns, in, engine.WriteOptions{Dedup: false})
 	if err != nil {
 		return fmt.Errorf("bench: load %s: %w", c.ID, err)
+	}
+	if !opt.NoLearned {
+		if _, err := svc.TrainSemantic(ctx, ns); err != nil {
+			return fmt.Errorf("bench: train %s: %w", c.ID, err)
+		}
 	}
 	dia := make(map[string]string, len(written)) // record id -> dia_id
 	tokens := make(map[string]int, len(written))

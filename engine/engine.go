@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/score"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
 // Config wires a Service. Store, Embedder and Tokenizer are required.
@@ -42,6 +43,12 @@ type Config struct {
 	TriageCapacity float64
 	// AllowMismatch opens a store built by another embedder (for reembed).
 	AllowMismatch bool
+	// Thesaurus, when set, expands queries with related words (synonyms,
+	// broader terms) at a lower weight; nil expands with none.
+	Thesaurus *thesaurus.Thesaurus
+	// NoLearned turns the semantic channel learned from the store off
+	// (TrainSemantic then refuses, and no stored model is read).
+	NoLearned bool
 	// Logger receives failures of background work (retrieval log, access
 	// counters); nil discards them.
 	Logger *slog.Logger
@@ -70,8 +77,11 @@ type Service struct {
 	tokMu    sync.Mutex
 	tokCache map[string]int
 
-	threads threadLocks // writes to one thread, one at a time
-	calib   calibrator  // the embedder's null similarity, for the relevance floor
+	threads   threadLocks  // writes to one thread, one at a time
+	calib     calibrator   // the embedder's null similarity, for the relevance floor
+	learn     learnedCache // each namespace's semantic model
+	noLearned bool         // Config.NoLearned
+	thes      *thesaurus.Thesaurus
 
 	extractEvery int
 	exQ          chan extractJob
@@ -95,7 +105,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
-		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery,
+		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
 		rates:    newRateTracker(),
 		bg:       make(chan job, 4096),
 		bgDone:   make(chan struct{}),

@@ -146,6 +146,25 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if searchText == "" {
 		searchText = query // only core records will pass
 	}
+	// Related terms (thesauri, the semantic channel learned from the
+	// store) join the keyword channel and the floor at their lower weight.
+	var lm *learned
+	var qLearn []float32
+	if cq.text != "" {
+		lm = s.semanticModel(ctx, sc.Namespace)
+	}
+	if lm != nil {
+		fl.learnedNull = lm.textNull
+		qLearn = lm.m.Embed(cq.text)
+	}
+	exps := s.expand(cq, lm)
+	for _, e := range exps {
+		for _, t := range e.terms {
+			fl.addExpansion(t, e.weight[t], e.source)
+		}
+	}
+	// Related terms stay out of the query's vector: on the evaluation's
+	// choice half they blurred it more than they helped.
 	qv, err := s.EmbedQuery(ctx, sc, searchText)
 	if err != nil {
 		return nil, err
@@ -176,6 +195,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if cq.text != "" {
 		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, s.candN)
 	}
+	expHits := make([][]mnemo.Hit, len(exps))
+	for i, e := range exps {
+		if kwErr == nil {
+			expHits[i], kwErr = s.keywordExpansion(ctx, sc, e, f)
+		}
+	}
 	wg.Wait()
 	for _, e := range []error{kwErr, vErr, coreErr} {
 		if e != nil {
@@ -199,13 +224,24 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 		return c
 	}
-	maxKW := 0.0
+	// Keyword score: BM25 of the query's terms plus, at their weight, of
+	// the related terms; normalised by the best.
+	kwRaw := make(map[string]float64, len(kwHits))
 	for _, h := range kwHits {
-		maxKW = math.Max(maxKW, h.Score)
+		kwRaw[h.ID] += h.Score
 	}
-	for _, h := range kwHits {
+	for i, hs := range expHits {
+		for _, h := range hs {
+			kwRaw[h.ID] += expansionWeight * exps[i].mean * h.Score
+		}
+	}
+	maxKW := 0.0
+	for _, x := range kwRaw {
+		maxKW = math.Max(maxKW, x)
+	}
+	for id, x := range kwRaw {
 		if maxKW > 0 {
-			get(h.ID).kw = h.Score / maxKW
+			get(id).kw = x / maxKW
 		}
 	}
 	for _, h := range vHits {
@@ -254,7 +290,16 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			if !c.inVector && len(r.Embedding) == len(qv) {
 				c.sem = clamp01(dot(qv, r.Embedding))
 			}
-			why, ok := fl.judge(r, c.sem)
+			learnedSim := -1.0
+			if qLearn != nil {
+				learnedSim = dot(qLearn, lm.m.Embed(r.SearchText()))
+			}
+			// The learned similarity is evidence of relevance; it does not
+			// replace the embedder's in the semantic factor (on the
+			// evaluation's choice half, taking the larger of the two lost
+			// ranking quality; the related terms in the keyword channel
+			// gained it).
+			why, ok := fl.judge(r, c.sem, learnedSim)
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true
 			}

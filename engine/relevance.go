@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -133,8 +134,11 @@ type floor struct {
 	exp     map[string]float64 // expansion term -> weight (IDF × expansion factor)
 	expFrom map[string]string  // expansion term -> its source
 	cal     *Calibration
-	min     *float64 // min_relevance, when set
-	off     bool
+	// learnedNull is the learned text similarity unrelated records reach
+	// (0: no learned model).
+	learnedNull float64
+	min         *float64 // min_relevance, when set
+	off         bool
 }
 
 // kwFloor is the keyword share a candidate must reach: half that of an
@@ -160,13 +164,19 @@ func (f *floor) semFloor() float64 {
 
 // judge returns the explanation of a candidate's relevance and whether it
 // passes the floor. sem is the candidate's cosine similarity to the query.
-func (f *floor) judge(r *mnemo.Record, sem float64) (*mnemo.Why, bool) {
+func (f *floor) judge(r *mnemo.Record, sem, learnedSim float64) (*mnemo.Why, bool) {
 	w := &mnemo.Why{}
 	if f.cal != nil {
 		w.Semantic = round4(sem)
 		w.SemanticNull = f.cal.Null
 		if f.cal.Null < 1 && sem > f.cal.Null {
 			w.SemanticStrength = round4((sem - f.cal.Null) / (1 - f.cal.Null))
+		}
+	}
+	if f.learnedNull > 0 && learnedSim > f.learnedNull {
+		w.Learned, w.LearnedNull = round4(learnedSim), f.learnedNull
+		if st := round4((learnedSim - f.learnedNull) / (1 - f.learnedNull)); st > w.SemanticStrength {
+			w.SemanticStrength = st
 		}
 	}
 	if f.total > 0 || len(f.exp) > 0 {
@@ -184,6 +194,7 @@ func (f *floor) judge(r *mnemo.Record, sem float64) (*mnemo.Why, bool) {
 				w.Expanded = append(w.Expanded, f.expFrom[t]+":"+t)
 			}
 		}
+		slices.Sort(w.Expanded)
 		if f.total > 0 {
 			w.KeywordShare = round4(min(1, got/f.total))
 			w.ExpansionShare = round4(min(1, (got+gotExp)/f.total))
@@ -205,6 +216,21 @@ func (f *floor) judge(r *mnemo.Record, sem float64) (*mnemo.Why, bool) {
 	}
 	w.Relevance = max(w.KeywordShare, w.ExpansionShare, w.SemanticStrength)
 	return w, true
+}
+
+// addExpansion adds a term related to the query's, of relatedness weight
+// in (0, 1): it counts as that share of an average content term.
+func (f *floor) addExpansion(term string, weight float64, source string) {
+	if f.exp == nil {
+		f.exp, f.expFrom = map[string]float64{}, map[string]string{}
+	}
+	avg := 1.0
+	if len(f.weight) > 0 {
+		avg = f.total / float64(len(f.weight))
+	}
+	if x := weight * avg; x > f.exp[term] {
+		f.exp[term], f.expFrom[term] = x, source
+	}
 }
 
 // prepareFloor weighs the query's content terms by their IDF over what

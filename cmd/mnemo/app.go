@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
@@ -180,6 +181,12 @@ func (a *app) engineConfig() (engine.Config, error) {
 	}
 	cfg := engine.Config{Embedder: embed.NewCached(emb, 1024), Tokenizer: tok, DefaultPreset: a.env("MNEMO_PRESET"),
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	th, err := thesaurus.Load(a.thesaurusConfig())
+	if err != nil {
+		// A broken resource is skipped; the others still expand.
+		cfg.Logger.Warn("thesaurus", "err", err)
+	}
+	cfg.Thesaurus = th
 	if v := a.env("MNEMO_MAX_TEXT_BYTES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/bench"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
@@ -88,6 +89,8 @@ func benchLoCoMo(ctx context.Context, a *app, args []string) error {
 	preset := fs.String("preset", "", "scoring preset of the hybrid method: default, aura or alma (default $MNEMO_PRESET)")
 	ks := fs.String("k", "5,10,20", "recall@k cut-offs")
 	budgets := fs.String("budgets", "500,1000,2000", "token budgets of recall within budget")
+	noLearned := fs.Bool("no-learned", false, "leave out the semantic channel learned from the store")
+	noThesaurus := fs.Bool("no-thesaurus", false, "leave out query expansion from the installed thesauri")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -134,8 +137,17 @@ func benchLoCoMo(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := bench.RunLoCoMo(ctx, ds, bench.LoCoMoOptions{Embedder: emb, Tokenizer: tok, Preset: *preset, Ks: kl, Budgets: bl,
-		Progress: every(progress(a.stderr, "locomo questions"), 50)})
+	opt := bench.LoCoMoOptions{Embedder: emb, Tokenizer: tok, Preset: *preset, Ks: kl, Budgets: bl,
+		NoLearned: *noLearned, Progress: every(progress(a.stderr, "locomo questions"), 50)}
+	if !*noThesaurus {
+		th, err := thesaurus.Load(a.thesaurusConfig())
+		if err != nil {
+			fmt.Fprintln(a.stderr, "mnemo: warning:", err)
+		}
+		defer th.Close()
+		opt.Thesaurus = th
+	}
+	rep, err := bench.RunLoCoMo(ctx, ds, opt)
 	if err != nil {
 		return err
 	}
@@ -151,7 +163,7 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	sizes := fs.String("sizes", "", "store sizes to measure, ascending (default 1000,10000,100000)")
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
-	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check (default 500, quick 200)")
+	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 400, quick 200)")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}

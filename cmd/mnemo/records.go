@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -573,6 +574,17 @@ func cmdReembed(ctx context.Context, a *app, args []string) error {
 	}
 	info := svc.Embedder().Info()
 	fmt.Fprintf(a.stdout, "re-embedded %d records with %s (dim %d)\n", n, info.Name, info.Dim)
+	learnt, err := svc.RefreshSemantic(ctx, true)
+	if err != nil {
+		return err
+	}
+	for _, ns := range slices.Sorted(maps.Keys(learnt)) {
+		if learnt[ns] == 0 {
+			fmt.Fprintf(a.stdout, "semantic model of %s: too few records to learn from\n", ns)
+		} else {
+			fmt.Fprintf(a.stdout, "semantic model of %s: learnt from %d records\n", ns, learnt[ns])
+		}
+	}
 	return nil
 }
 

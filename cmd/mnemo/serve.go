@@ -69,6 +69,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
 	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
+	semanticEvery := fs.Duration("semantic-every", 10*time.Minute, "retrain the semantic channel learned from the store for every namespace grown by a quarter since its model, this often; 0 = never")
 	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost and the server's addresses (.example.com: any subdomain; *: any)")
@@ -98,6 +99,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *expireEvery < 0 || (*expireEvery > 0 && *expireEvery < time.Minute) {
 		return usagef("--expire-every must be 0 (never) or at least a minute")
+	}
+	if *semanticEvery < 0 || (*semanticEvery > 0 && *semanticEvery < time.Minute) {
+		return usagef("--semantic-every must be 0 (never) or at least a minute")
 	}
 	if *episodesEvery < 0 || (*episodesEvery > 0 && *episodesEvery < time.Minute) {
 		return usagef("--episodes-every must be 0 (never) or at least a minute")
@@ -144,6 +148,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}()
 	if *expireEvery > 0 {
 		go background(ctx, log, "expiry", time.Minute, *expireEvery, expiryJob(svc, keep))
+	}
+	if *semanticEvery > 0 {
+		go background(ctx, log, "semantic models", 30*time.Second, *semanticEvery, func(ctx context.Context) (map[string]int, error) {
+			return svc.RefreshSemantic(ctx, false)
+		})
 	}
 	if *episodesEvery > 0 {
 		go background(ctx, log, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {

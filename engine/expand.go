@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
+)
+
+// Query expansion.
+//
+// Terms related to the query's — synonyms and broader terms from the
+// thesauri installed on the machine (package thesaurus), terms the store's
+// own text relates to them (the learned model) — join the keyword channel
+// at their lower weight, never replacing the query's own terms, and count
+// towards the relevance floor as "expansion" evidence at that weight.
+
+// expansionWeight scales a related term's relatedness in the keyword
+// channel: a synonym counts half as much as a word of the query, as a
+// neighbouring turn's word counts half as much as the record's own. The
+// relevance floor counts it at its full relatedness.
+const expansionWeight = 0.5
+
+// Caps on related terms: per query word from the thesauri, and per source.
+const (
+	maxThesaurusPerWord   = 3
+	maxExpansionsPerGroup = 12
+	maxLearnedExpansions  = 8
+)
+
+// expansion is the related terms of one source.
+type expansion struct {
+	source string
+	terms  []string           // index terms (memindex.Terms), sorted
+	weight map[string]float64 // term -> relatedness in (0, 1)
+	mean   float64
+}
+
+func (e *expansion) add(term string, w float64, own map[string]bool) {
+	if own[term] || w <= 0 || len(e.weight) >= maxExpansionsPerGroup && e.weight[term] == 0 {
+		return
+	}
+	if e.weight == nil {
+		e.weight = map[string]float64{}
+	}
+	e.weight[term] = max(e.weight[term], w)
+}
+
+func (e *expansion) done() *expansion {
+	if len(e.weight) == 0 {
+		return nil
+	}
+	for t, w := range e.weight {
+		e.terms = append(e.terms, t)
+		e.mean += w
+	}
+	slices.Sort(e.terms)
+	e.mean /= float64(len(e.terms))
+	return e
+}
+
+// expand returns the related terms of q by source (thesaurus, learned).
+func (s *Service) expand(q query, lm *learned) []*expansion {
+	if q.text == "" {
+		return nil
+	}
+	own := make(map[string]bool, len(q.terms))
+	for _, t := range q.terms {
+		own[t] = true
+	}
+	var out []*expansion
+	if s.thes != nil {
+		e := &expansion{source: "thesaurus"}
+		for _, w := range strings.Fields(q.text) {
+			rel := s.thes.Expand(w)
+			n := 0
+			for _, r := range rel {
+				if n == maxThesaurusPerWord {
+					break
+				}
+				for _, t := range memindex.Terms([]string{strings.ToLower(r.Word)}, 4) {
+					if !own[t] && len([]rune(t)) > 1 {
+						e.add(t, r.Weight, own)
+						n++
+					}
+				}
+			}
+		}
+		if e = e.done(); e != nil {
+			out = append(out, e)
+		}
+	}
+	if lm != nil {
+		e := &expansion{source: "learned"}
+		for _, w := range lm.m.Expand(q.terms, maxLearnedExpansions, lm.m.NullSim(nullQuantile)) {
+			e.add(w.Term, w.Weight, own)
+		}
+		if e = e.done(); e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// termKeyworder is a Store that searches pre-cut index terms (the SQLite
+// store); others get the terms as text, which they cut again.
+type termKeyworder interface {
+	KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string, f mnemo.Filter, n int) ([]mnemo.Hit, error)
+}
+
+// keywordExpansion returns the keyword hits of an expansion's terms.
+func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expansion, f mnemo.Filter) ([]mnemo.Hit, error) {
+	if tk, ok := s.store.(termKeyworder); ok {
+		return tk.KeywordTerms(ctx, sc, e.terms, f, s.candN)
+	}
+	return s.store.Keyword(ctx, sc, strings.Join(e.terms, " "), f, s.candN)
+}
