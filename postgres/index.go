@@ -17,7 +17,9 @@ import (
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
-	ns  map[string]*memindex.Namespace[string]
+	// refreshing admits one refresh at a time (see acquire).
+	refreshing sync.Mutex
+	ns         map[string]*memindex.Namespace[string]
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[string])} }
@@ -42,9 +44,22 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[str
 		return n, nil
 	}
 	s.idx.mu.RUnlock()
-	s.idx.mu.Lock()
-	err := s.refresh(ctx, ns)
-	s.idx.mu.Unlock()
+	// One refresh at a time, and readers that queued behind it find the
+	// index fresh under the read lock: taking the write lock waits for
+	// every search in flight and holds up every search after it, so after
+	// a write it must be taken once, not by every reader that saw it.
+	s.idx.refreshing.Lock()
+	s.idx.mu.RLock()
+	_, ok := s.idx.ns[ns]
+	stale := !ok || s.idx.seq < cur
+	s.idx.mu.RUnlock()
+	var err error
+	if stale {
+		s.idx.mu.Lock()
+		err = s.refresh(ctx, ns)
+		s.idx.mu.Unlock()
+	}
+	s.idx.refreshing.Unlock()
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,9 @@ import (
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
-	ns  map[string]*memindex.Namespace[int64]
+	// refreshing admits one refresh at a time (see acquire).
+	refreshing sync.Mutex
+	ns         map[string]*memindex.Namespace[int64]
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[int64])} }
@@ -49,9 +51,19 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 		return n, nil
 	}
 	s.idx.mu.RUnlock()
-	s.idx.mu.Lock()
-	err = s.refresh(ctx, ns)
-	s.idx.mu.Unlock()
+	// One refresh at a time, and readers that queued behind it find the
+	// index fresh under the read lock: taking the write lock waits for
+	// every search in flight and holds up every search after it, so after
+	// a write it must be taken once, not by every reader that saw it.
+	s.idx.refreshing.Lock()
+	s.idx.mu.RLock()
+	_, ok := s.idx.ns[ns]
+	stale := !ok || s.idx.seq < cur
+	s.idx.mu.RUnlock()
+	if stale {
+		err = s.refreshLocked(ctx, ns)
+	}
+	s.idx.refreshing.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -64,15 +76,24 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 	return n, nil
 }
 
-// refresh applies the rows changed since s.idx.seq to every loaded
-// namespace and loads ns if needed, all from one snapshot. It runs under
-// the write lock.
-func (s *Store) refresh(ctx context.Context, ns string) error {
+// refreshLocked runs refresh under the write lock, with a connection
+// taken before: waiting for one of the pool under the write lock would
+// hold up every search.
+func (s *Store) refreshLocked(ctx context.Context, ns string) error {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return s.refresh(ctx, tx, ns)
+}
+
+// refresh applies the rows changed since s.idx.seq to every loaded
+// namespace and loads ns if needed, all from one snapshot, that of tx (a
+// transaction that has read nothing yet). It runs under the write lock.
+func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 	cur, err := s.dbSeq(ctx, tx)
 	if err != nil {
 		return err
