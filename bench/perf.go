@@ -35,8 +35,8 @@ type PerfOptions struct {
 	Dir     string // where the store goes; "" = a new temp dir, removed after
 	// WriteCheck configures the regression check of single writes run
 	// first (see RunWriteCheck); its zero value compares 1,000 and 20,000
-	// records, 500 writes each (quick: 1,000 and 5,000, 200 writes), within
-	// the smallest and the largest of Sizes.
+	// records, 400 writes each after 400 (quick: 1,000 and 5,000, 200 after
+	// 200), within the smallest and the largest of Sizes.
 	WriteCheck WriteCheckOptions
 	// Progress, when set, is told what runs (a stage name, done, total).
 	Progress func(stage string, done, total int)
@@ -160,11 +160,14 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		wc.Large = min(wc.Large, opt.Sizes[len(opt.Sizes)-1])
 	}
 	if wc.Writes == 0 {
-		wc.Writes = 500
+		wc.Writes = 400
 		if opt.Quick {
 			wc.Writes = 200
 		}
-		wc.Writes = min(wc.Writes, wc.Small/2)
+		wc.Writes = min(wc.Writes, wc.Small/4)
+	}
+	if wc.LeadIn == 0 {
+		wc.LeadIn = min(wc.Writes, wc.Small-wc.Writes)
 	}
 	if opt.Dir != "" {
 		wc.Dir = opt.Dir

@@ -87,7 +87,7 @@ func TestRunPerfSmall(t *testing.T) {
 			t.Errorf("size %d: %+v", s.Records, s)
 		}
 	}
-	if c := rep.WriteCheck; c == nil || c.Small != 100 || c.Large != 300 || c.Writes != 50 {
+	if c := rep.WriteCheck; c == nil || c.Small != 100 || c.Large != 300 || c.Writes != 25 || c.LeadIn != 25 {
 		t.Errorf("write check %+v", c)
 	}
 	if rep.HeapBytes == 0 || rep.MemoryAfter != 300 {

@@ -31,14 +31,14 @@ func TestRunWrites(t *testing.T) {
 }
 
 func TestRunWriteCheck(t *testing.T) {
-	c, err := RunWriteCheck(context.Background(), WriteCheckOptions{Small: 60, Large: 150, Writes: 20, Dir: t.TempDir()})
+	c, err := RunWriteCheck(context.Background(), WriteCheckOptions{Small: 60, Large: 150, Writes: 20, LeadIn: 10, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Small != 60 || c.Large != 150 || c.Writes != 20 || c.MaxRatio != 4 {
+	if c.Small != 60 || c.Large != 150 || c.Writes != 20 || c.LeadIn != 10 || c.MaxRatio != 4 {
 		t.Fatalf("check %+v", c)
 	}
-	if c.SmallLatency.P50 <= 0 || c.LargeLatency.P50 <= 0 || c.P50Ratio <= 0 || c.P95Ratio <= 0 {
+	if c.SmallLatency.P50 <= 0 || c.LargeLatency.P50 <= 0 || c.P50Ratio <= 0 || c.P95Ratio <= 0 || c.LeadInLarge.P50 <= 0 {
 		t.Errorf("check %+v", c)
 	}
 	if s := c.String(); !strings.Contains(s, "up to 60 vs up to 150 records") {
