@@ -1,6 +1,8 @@
 package mnemo
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -100,7 +102,22 @@ func (e *DigestEntry) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(e.Tokens), 10)
 	b = append(b, `,"section":`...)
 	b = appendJSONString(b, e.Section)
+	if e.Why != nil {
+		b = append(b, `,"why":`...)
+		b = e.Why.appendJSON(b)
+	}
 	return append(b, '}')
+}
+
+// appendJSON writes w as encoding/json does (HTML escaping off).
+func (w *Why) appendJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil { // a struct of strings and numbers: cannot fail
+		return append(b, "null"...)
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // appendFloatMap writes a map with its keys sorted, as encoding/json does.

@@ -36,6 +36,10 @@ func randomDigest(rng *rand.Rand) *mnemo.Digest {
 			if rng.Intn(2) == 0 {
 				e.Provenance = []string{str(), str()}
 			}
+			if rng.Intn(2) == 0 {
+				e.Why = &mnemo.Why{Evidence: str(), Relevance: num(), Floor: num(), KeywordShare: num(), Matched: []string{str()},
+					Semantic: num(), SemanticNull: num(), Interval: str()}
+			}
 			d.Entries = append(d.Entries, e)
 		}
 	}
