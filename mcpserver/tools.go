@@ -71,6 +71,7 @@ type QueryInput struct {
 	Scope           string   `json:"scope,omitempty" jsonschema:"which layers to draw from: all, domain, workflow or practitioner"`
 	TokenBudget     int      `json:"token_budget,omitempty" jsonschema:"maximum size of the digest in tokens (exact count, headers included)"`
 	Filters         *Filters `json:"filters,omitempty" jsonschema:"structured filters: component, criticality, time range, kind, tags, scope prefix, outcome, as_of"`
+	MinRelevance    *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every entry must reach, 0..1; unset: adaptive floor; 0: no floor"`
 }
 
 func (s *server) query(ctx context.Context, p mnemo.Principal, in QueryInput) (*mcp.CallToolResult, error) {
@@ -79,7 +80,7 @@ func (s *server) query(ctx context.Context, p mnemo.Principal, in QueryInput) (*
 		return nil, err
 	}
 	d, err := s.svc.Digest(ctx, p.Caller, mnemo.DigestRequest{Namespace: p.Namespace, Task: in.TaskDescription,
-		Scope: in.Scope, Budget: in.TokenBudget, Filter: f})
+		Scope: in.Scope, Budget: in.TokenBudget, Filter: f, MinRelevance: in.MinRelevance})
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +200,8 @@ type RecallInput struct {
 	Filters *Filters `json:"filters,omitempty" jsonschema:"structured filters"`
 	Preset  string   `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
 	Intent  string   `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"`
+	// MinRelevance is as in QueryInput.
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every hit must reach, 0..1; unset: adaptive floor; 0: no floor"`
 }
 
 func (s *server) recall(ctx context.Context, p mnemo.Principal, in RecallInput) (*mcp.CallToolResult, error) {
@@ -207,7 +210,7 @@ func (s *server) recall(ctx context.Context, p mnemo.Principal, in RecallInput) 
 		return nil, err
 	}
 	res, err := s.svc.Recall(ctx, p.Caller, mnemo.RecallRequest{Namespace: p.Namespace, Query: in.Query, K: in.K,
-		Filter: f, Preset: in.Preset, Intent: in.Intent})
+		Filter: f, Preset: in.Preset, Intent: in.Intent, MinRelevance: in.MinRelevance})
 	if err != nil {
 		return nil, err
 	}

@@ -493,3 +493,28 @@ func TestOrchestrateOnce(t *testing.T) {
 		t.Errorf("no --tasks: exit %d, want 2", code)
 	}
 }
+
+// TestRelevanceFloorCLI: an off-topic query finds nothing and says so,
+// --min-relevance 0 turns the floor off, a hit says why it passed, and a
+// bad --min-relevance is refused.
+func TestRelevanceFloorCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustCLI(t, db, "", "remember", "Night passes go through Svalbard")
+	mustCLI(t, db, "", "remember", "Uplink power above 200 W requires the RF safety officer")
+	if out := mustCLI(t, db, "", "recall", "Fix the flaky test in engine/recall_test.go"); !strings.Contains(out, "nothing in memory is relevant") {
+		t.Fatalf("off-topic recall:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "recall", "--min-relevance", "0", "Fix the flaky test in engine/recall_test.go"); !strings.Contains(out, "Svalbard") {
+		t.Fatalf("floor off:\n%s", out)
+	}
+	out := mustCLI(t, db, "", "recall", "Svalbard night pass")
+	if !strings.Contains(out, "why: keyword") || !strings.Contains(out, "matched svalbard") {
+		t.Fatalf("no why line:\n%s", out)
+	}
+	if d := mustCLI(t, db, "", "digest", "refactor the React component tree"); !strings.Contains(d, "Nothing in memory is relevant") || strings.Contains(d, "Svalbard") {
+		t.Fatalf("off-topic digest:\n%s", d)
+	}
+	if _, errs, code := cli(t, db, "", "recall", "--min-relevance", "2", "x"); code == 0 || !strings.Contains(errs, "0..1") {
+		t.Fatalf("bad --min-relevance: exit %d, %s", code, errs)
+	}
+}

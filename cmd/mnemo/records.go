@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -138,6 +140,7 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	ff.register(fs)
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
+	minRel := minRelevanceFlag(fs)
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -153,7 +156,7 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := b.Recall(ctx, mnemo.RecallRequest{Query: pos[0], K: *k, Filter: f, Preset: *preset, Intent: *intent})
+	res, err := b.Recall(ctx, mnemo.RecallRequest{Query: pos[0], K: *k, Filter: f, Preset: *preset, Intent: *intent, MinRelevance: *minRel})
 	if err != nil {
 		return err
 	}
@@ -166,9 +169,12 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	}
 	for i, h := range res.Hits {
 		fmt.Fprintf(a.stdout, "%2d. %.4f  %s  %s/%s  %s\n      %s\n", i+1, h.Score, h.ID, h.Layer, h.Kind, a.shown(oneLine(h.Text, 100)), formatFactors(h.Factors))
+		if w := h.Why; w != nil {
+			fmt.Fprintf(a.stdout, "      why: %s\n", a.shown(formatWhy(w)))
+		}
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintln(a.stdout, "no matching memories")
+		fmt.Fprintln(a.stdout, "nothing in memory is relevant to this query")
 	}
 	return nil
 }
@@ -181,6 +187,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable): layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of, outcome")
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
+	minRel := minRelevanceFlag(fs)
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -196,7 +203,8 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := b.Digest(ctx, mnemo.DigestRequest{Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent})
+	d, err := b.Digest(ctx, mnemo.DigestRequest{Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent,
+		MinRelevance: *minRel})
 	if err != nil {
 		return err
 	}
@@ -681,4 +689,41 @@ func needsEscape(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// minRelevanceFlag registers --min-relevance: unset leaves the adaptive
+// relevance floor, 0 turns it off.
+func minRelevanceFlag(fs *flag.FlagSet) **float64 {
+	v := new(*float64)
+	fs.Func("min-relevance", "evidence of relevance every entry must reach, 0..1 (default: adaptive; 0 turns the floor off)", func(s string) error {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || x < 0 || x > 1 || math.IsNaN(x) {
+			return fmt.Errorf("want a number in 0..1, got %q", s)
+		}
+		*v = &x
+		return nil
+	})
+	return v
+}
+
+// formatWhy says in one line why a hit passed the relevance floor.
+func formatWhy(w *mnemo.Why) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %.2f (floor %.2f)", w.Evidence, w.Relevance, w.Floor)
+	if len(w.Matched) > 0 {
+		fmt.Fprintf(&b, "; matched %s", strings.Join(w.Matched, ", "))
+	}
+	if len(w.Expanded) > 0 {
+		fmt.Fprintf(&b, "; related %s", strings.Join(w.Expanded, ", "))
+	}
+	if w.SemanticStrength > 0 {
+		fmt.Fprintf(&b, "; semantic %.2f over null %.2f", w.Semantic, w.SemanticNull)
+	}
+	if w.Learned > 0 {
+		fmt.Fprintf(&b, "; learned %.2f over null %.2f", w.Learned, w.LearnedNull)
+	}
+	if w.Interval != "" {
+		fmt.Fprintf(&b, "; time %s", w.Interval)
+	}
+	return b.String()
 }
