@@ -35,7 +35,7 @@ type PerfOptions struct {
 	Dir     string // where the store goes; "" = a new temp dir, removed after
 	// WriteCheck configures the regression check of single writes run
 	// first (see RunWriteCheck); its zero value compares 1,000 and 20,000
-	// records, 400 writes each after 400 (quick: 1,000 and 5,000, 200 after
+	// records, 250 writes each after 250 (quick: 1,000 and 5,000, 200 after
 	// 200), within the smallest and the largest of Sizes.
 	WriteCheck WriteCheckOptions
 	// Progress, when set, is told what runs (a stage name, done, total).
@@ -160,7 +160,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		wc.Large = min(wc.Large, opt.Sizes[len(opt.Sizes)-1])
 	}
 	if wc.Writes == 0 {
-		wc.Writes = 400
+		wc.Writes = 250
 		if opt.Quick {
 			wc.Writes = 200
 		}

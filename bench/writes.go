@@ -266,7 +266,7 @@ func msString(d time.Duration) string {
 // WriteCheckOptions configure RunWriteCheck.
 type WriteCheckOptions struct {
 	Small, Large int // store sizes compared; default 1,000 and 20,000
-	Writes       int // single writes timed at each size; default 400
+	Writes       int // single writes timed at each size; default 250
 	// LeadIn is the single writes sent before the timed ones, while the
 	// index of the store just opened is built; default Writes.
 	LeadIn int
@@ -331,7 +331,7 @@ func RunWriteCheck(ctx context.Context, opt WriteCheckOptions) (*WriteCheck, err
 		opt.Large = 20000
 	}
 	if opt.Writes <= 0 {
-		opt.Writes = 400
+		opt.Writes = 250
 	}
 	if opt.LeadIn <= 0 {
 		opt.LeadIn = opt.Writes

@@ -163,7 +163,7 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	sizes := fs.String("sizes", "", "store sizes to measure, ascending (default 1000,10000,100000)")
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
-	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 400, quick 200)")
+	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 250, quick 200)")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
