@@ -22,24 +22,31 @@ var calibrationPairs string
 
 // calibrationVersion names the corpus and the statistic; a stored
 // calibration of another version is recomputed.
-const calibrationVersion = "c1"
+const calibrationVersion = "c2"
 
-// nullQuantile is the share of unrelated (question, statement) pairs whose
-// similarity the semantic evidence must exceed.
+// nullQuantile is the quantile of the similarity of random pairs of a
+// namespace's texts, and of random term pairs, above which the learned
+// channel shows evidence (random pairs of one store are often related, so
+// this is conservative).
 const nullQuantile = 0.99
+
+// embedderNullQuantile is the share of the built-in corpus's unrelated
+// (question, statement) pairs whose similarity the embedder's semantic
+// evidence must exceed: all of them, what unrelated text reaches.
+const embedderNullQuantile = 1.0
 
 // Calibration is what an embedder's cosine similarity reaches between
 // unrelated texts, measured on the built-in corpus: semantic similarity is
 // evidence of relevance only above Null.
 type Calibration struct {
 	Embedder string  `json:"embedder"`
-	Null     float64 `json:"null"`     // the nullQuantile quantile of unrelated pairs
+	Null     float64 `json:"null"`     // the embedderNullQuantile quantile of unrelated pairs
 	Max      float64 `json:"max"`      // the largest unrelated similarity
 	Related  float64 `json:"related"`  // the median similarity of related pairs (no shared word)
 	Found    float64 `json:"found"`    // share of related pairs above Null
 	Pairs    int     `json:"pairs"`    // unrelated pairs measured
 	Version  string  `json:"version"`  // corpus version
-	Quantile float64 `json:"quantile"` // nullQuantile
+	Quantile float64 `json:"quantile"` // embedderNullQuantile
 }
 
 type calibrator struct {
@@ -64,7 +71,7 @@ func (s *Service) Calibration(ctx context.Context) (*Calibration, error) {
 		if v, ok, err := s.store.Setting(ctx, key); err == nil && ok {
 			var c Calibration
 			if _, err := fmt.Sscanf(v, "%g %g %g %g %d", &c.Null, &c.Max, &c.Related, &c.Found, &c.Pairs); err == nil {
-				c.Embedder, c.Version, c.Quantile = name, calibrationVersion, nullQuantile
+				c.Embedder, c.Version, c.Quantile = name, calibrationVersion, embedderNullQuantile
 				s.calib.cal = &c
 				return &c, nil
 			}
@@ -135,8 +142,8 @@ func calibrate(ctx context.Context, emb mnemo.Embedder) (*Calibration, error) {
 	}
 	slices.Sort(null)
 	slices.Sort(related)
-	c := &Calibration{Version: calibrationVersion, Quantile: nullQuantile, Pairs: len(null),
-		Null: round4(quantile(null, nullQuantile)), Max: round4(null[len(null)-1]), Related: round4(quantile(related, 0.5))}
+	c := &Calibration{Version: calibrationVersion, Quantile: embedderNullQuantile, Pairs: len(null),
+		Null: round4(quantile(null, embedderNullQuantile)), Max: round4(null[len(null)-1]), Related: round4(quantile(related, 0.5))}
 	found := 0
 	for _, r := range related {
 		if r > c.Null {

@@ -25,8 +25,8 @@ const expansionWeight = 0.5
 
 // Caps on related terms: per query word from the thesauri, and per source.
 const (
-	maxThesaurusPerWord   = 3
-	maxExpansionsPerGroup = 12
+	maxThesaurusPerWord   = 8
+	maxExpansionsPerGroup = 32
 	maxLearnedExpansions  = 8
 )
 
@@ -35,17 +35,20 @@ type expansion struct {
 	source string
 	terms  []string           // index terms (memindex.Terms), sorted
 	weight map[string]float64 // term -> relatedness in (0, 1)
+	origin map[string]string  // term -> the query term it relates to ("" for several)
 	mean   float64
 }
 
-func (e *expansion) add(term string, w float64, own map[string]bool) {
+func (e *expansion) add(term, origin string, w float64, own map[string]bool) {
 	if own[term] || w <= 0 || len(e.weight) >= maxExpansionsPerGroup && e.weight[term] == 0 {
 		return
 	}
 	if e.weight == nil {
-		e.weight = map[string]float64{}
+		e.weight, e.origin = map[string]float64{}, map[string]string{}
 	}
-	e.weight[term] = max(e.weight[term], w)
+	if w > e.weight[term] {
+		e.weight[term], e.origin[term] = w, origin
+	}
 }
 
 func (e *expansion) done() *expansion {
@@ -74,15 +77,22 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 	if s.thes != nil {
 		e := &expansion{source: "thesaurus"}
 		for _, w := range strings.Fields(q.text) {
-			rel := s.thes.Expand(w)
+			origin := ""
+			if ts := memindex.Terms([]string{w}, 1); len(ts) == 1 {
+				origin = ts[0]
+			}
 			n := 0
-			for _, r := range rel {
+			for _, r := range s.thes.Expand(w) {
 				if n == maxThesaurusPerWord {
 					break
 				}
-				for _, t := range memindex.Terms([]string{strings.ToLower(r.Word)}, 4) {
-					if !own[t] && len([]rune(t)) > 1 {
-						e.add(t, r.Weight, own)
+				word := strings.ToLower(r.Word)
+				if memindex.IsStopword(word) || queryStopwords[word] {
+					continue
+				}
+				for _, t := range memindex.Terms([]string{word}, 4) {
+					if !own[t] && len([]rune(t)) > 2 {
+						e.add(t, origin, r.Weight, own)
 						n++
 					}
 				}
@@ -95,7 +105,7 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 	if lm != nil {
 		e := &expansion{source: "learned"}
 		for _, w := range lm.m.Expand(q.terms, maxLearnedExpansions, lm.m.NullSim(nullQuantile)) {
-			e.add(w.Term, w.Weight, own)
+			e.add(w.Term, "", w.Weight, own)
 		}
 		if e = e.done(); e != nil {
 			out = append(out, e)

@@ -157,10 +157,13 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		fl.learnedNull = lm.textNull
 		qLearn = lm.m.Embed(cq.text)
 	}
-	exps := s.expand(cq, lm)
+	exps, err := s.keepExpansions(ctx, sc, fl, s.expand(cq, lm))
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range exps {
 		for _, t := range e.terms {
-			fl.addExpansion(t, e.weight[t], e.source)
+			fl.addExpansion(t, e.weight[t], e.origin[t], e.source)
 		}
 	}
 	// Related terms stay out of the query's vector: on the evaluation's
@@ -212,6 +215,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	type cand struct {
 		rec      *mnemo.Record
 		kw, sem  float64
+		bm25     float64 // the keyword score of the query's own terms
 		inVector bool
 		why      *mnemo.Why
 	}
@@ -229,6 +233,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	kwRaw := make(map[string]float64, len(kwHits))
 	for _, h := range kwHits {
 		kwRaw[h.ID] += h.Score
+		get(h.ID).bm25 = h.Score
 	}
 	for i, hs := range expHits {
 		for _, h := range hs {
@@ -299,7 +304,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			// evaluation's choice half, taking the larger of the two lost
 			// ranking quality; the related terms in the keyword channel
 			// gained it).
-			why, ok := fl.judge(r, c.sem, learnedSim)
+			why, ok := fl.judge(r, c.sem, learnedSim, c.bm25)
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true
 			}

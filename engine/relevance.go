@@ -131,8 +131,10 @@ type floor struct {
 	q       query
 	weight  map[string]float64 // term -> IDF weight (original terms)
 	total   float64            // Σ weight of the original terms
-	exp     map[string]float64 // expansion term -> weight (IDF × expansion factor)
-	expFrom map[string]string  // expansion term -> its source
+	exp     map[string]expTerm // related term -> where it comes from
+	docs    float64            // visible records (N)
+	idfSum  float64            // Σ IDF of the query's seen terms: the BM25 of a record holding each once
+	unseen  []string           // query terms no visible record holds
 	cal     *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
 	// (0: no learned model).
@@ -164,7 +166,13 @@ func (f *floor) semFloor() float64 {
 
 // judge returns the explanation of a candidate's relevance and whether it
 // passes the floor. sem is the candidate's cosine similarity to the query.
-func (f *floor) judge(r *mnemo.Record, sem, learnedSim float64) (*mnemo.Why, bool) {
+//
+// bm25 is the record's keyword score for the query's own terms: in a
+// conversation it counts the neighbouring turns' terms at half weight, so
+// the share it implies (÷ idfSum) stands for the record's own when that
+// is larger: a terse reply ("They loved it!") is about what the turn
+// before it asked.
+func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Why, bool) {
 	w := &mnemo.Why{}
 	if f.cal != nil {
 		w.Semantic = round4(sem)
@@ -182,20 +190,38 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim float64) (*mnemo.Why, boo
 	if f.total > 0 || len(f.exp) > 0 {
 		terms := termSet(r.SearchText())
 		var got, gotExp float64
+		covered := map[string]bool{}
 		for _, t := range f.q.terms {
 			if _, ok := terms[t]; ok {
 				got += f.weight[t]
+				covered[t] = true
 				w.Matched = append(w.Matched, t)
 			}
 		}
+		// A query term the record lacks counts as present when the record
+		// holds a word related to it (the thesauri); the store's learned
+		// relations, which have no single origin, count at their weight.
+		learned := 0.0
 		for t, x := range f.exp {
-			if _, ok := terms[t]; ok {
-				gotExp += x
-				w.Expanded = append(w.Expanded, f.expFrom[t]+":"+t)
+			if _, ok := terms[t]; !ok {
+				continue
 			}
+			w.Expanded = append(w.Expanded, x.source+":"+t)
+			if x.origin == "" {
+				learned += x.weight
+			} else if !covered[x.origin] {
+				covered[x.origin] = true
+				gotExp += f.weight[x.origin]
+			}
+		}
+		if learned > 0 && len(f.weight) > 0 {
+			gotExp += min(learned, 1) * f.total / float64(len(f.weight))
 		}
 		slices.Sort(w.Expanded)
 		if f.total > 0 {
+			if r.Thread != "" && f.idfSum > 0 {
+				got = max(got, min(1, bm25/f.idfSum)*f.total)
+			}
 			w.KeywordShare = round4(min(1, got/f.total))
 			w.ExpansionShare = round4(min(1, (got+gotExp)/f.total))
 		}
@@ -218,18 +244,24 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim float64) (*mnemo.Why, boo
 	return w, true
 }
 
-// addExpansion adds a term related to the query's, of relatedness weight
-// in (0, 1): it counts as that share of an average content term.
-func (f *floor) addExpansion(term string, weight float64, source string) {
+// expTerm is a term related to the query's.
+type expTerm struct {
+	weight float64 // relatedness in (0, 1)
+	origin string  // the query term it relates to ("" for several)
+	source string  // thesaurus or learned
+}
+
+// addExpansion adds a term related to the query term origin ("" when it
+// relates to the query as a whole), of relatedness weight in (0, 1).
+func (f *floor) addExpansion(term string, weight float64, origin, source string) {
 	if f.exp == nil {
-		f.exp, f.expFrom = map[string]float64{}, map[string]string{}
+		f.exp = map[string]expTerm{}
 	}
-	avg := 1.0
-	if len(f.weight) > 0 {
-		avg = f.total / float64(len(f.weight))
+	if origin != "" && f.weight[origin] == 0 {
+		return // the query term is no evidence itself (unseen or absent)
 	}
-	if x := weight * avg; x > f.exp[term] {
-		f.exp[term], f.expFrom[term] = x, source
+	if x, ok := f.exp[term]; !ok || weight > x.weight {
+		f.exp[term] = expTerm{weight: weight, origin: origin, source: source}
 	}
 }
 
@@ -249,15 +281,7 @@ func (s *Service) prepareFloor(ctx context.Context, sc mnemo.Scope, f *floor) er
 	if err != nil {
 		return err
 	}
-	// The store's IDF, ln(1 + (N − n + ½)/(n + ½)), tells how many of the
-	// N visible records hold each term (n); the floor weighs a term by
-	// ln(1 + (N + 1)/(n + ½)), which orders terms as IDF does but stays
-	// positive for terms most records hold and near-equal in a store of a
-	// handful of records, where IDF says little.
-	docs := 0.0
-	if unseen > 0 {
-		docs = (math.Exp(unseen)-1)*0.5 - 0.5
-	}
+	f.docs = docsOf(unseen)
 	for _, t := range f.q.terms {
 		x, ok := idf[t]
 		switch {
@@ -265,17 +289,111 @@ func (s *Service) prepareFloor(ctx context.Context, sc mnemo.Scope, f *floor) er
 			x = 1 // a store without statistics: every term counts alike
 		case !ok || x >= unseen:
 			// No visible record holds the term: it tells no record apart,
-			// so it is left out of the share.
+			// so it is left out of the share (unless a related term is
+			// found: see addOrigins).
+			f.unseen = append(f.unseen, t)
 			continue
 		default:
-			r := math.Exp(x) - 1
-			n := (docs + 0.5 - 0.5*r) / (1 + r)
-			x = math.Log(1 + (docs+1)/(max(n, 1)+0.5))
+			f.idfSum += x
+			x = f.termWeight(holders(x, f.docs))
 		}
 		f.weight[t] = x
 		f.total += x
 	}
 	return nil
+}
+
+// The store's IDF, ln(1 + (N − n + ½)/(n + ½)), tells how many of the N
+// visible records hold a term (n); the floor weighs a term by
+// ln(1 + (N + 1)/(n + ½)), which orders terms as IDF does but stays
+// positive for terms most records hold and near-equal in a store of a
+// handful of records, where IDF says little.
+
+// docsOf returns N from the IDF of an unseen term.
+func docsOf(unseen float64) float64 {
+	if unseen <= 0 {
+		return 0
+	}
+	return (math.Exp(unseen)-1)*0.5 - 0.5
+}
+
+// holders returns n from a term's IDF and N.
+func holders(idf, docs float64) float64 {
+	r := math.Exp(idf) - 1
+	return (docs + 0.5 - 0.5*r) / (1 + r)
+}
+
+func (f *floor) termWeight(n float64) float64 {
+	return math.Log(1 + (f.docs+1)/(max(n, 1)+0.5))
+}
+
+// commonShare is the share of the visible records above which a related
+// term is too common to point at any (the learned model's own rule), in
+// a store of at least commonMin records.
+const (
+	commonShare = 0.1
+	commonMin   = 20
+)
+
+// keepExpansions drops the related terms no visible record holds or too
+// common to point at a record, and counts each unseen query term that a
+// kept related term stands for, at the weight of a term one record holds.
+func (s *Service) keepExpansions(ctx context.Context, sc mnemo.Scope, f *floor, exps []*expansion) ([]*expansion, error) {
+	var all []string
+	for _, e := range exps {
+		all = append(all, e.terms...)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	idf, unseen, err := s.termIDF(ctx, sc, all)
+	if err != nil || idf == nil {
+		return exps, err
+	}
+	var out []*expansion
+	for _, e := range exps {
+		kept := e.terms[:0]
+		for _, t := range e.terms {
+			x, ok := idf[t]
+			if !ok || x >= unseen {
+				continue
+			}
+			if n := holders(x, f.docs); f.docs >= commonMin && n > commonShare*f.docs {
+				continue
+			}
+			kept = append(kept, t)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		e.terms = kept
+		e.mean = 0
+		for _, t := range kept {
+			e.mean += e.weight[t]
+		}
+		e.mean /= float64(len(kept))
+		out = append(out, e)
+		for _, t := range kept {
+			if o := e.origin[t]; o != "" && f.weight[o] == 0 && slices.Contains(f.unseen, o) {
+				f.weight[o] = f.termWeight(1)
+				f.total += f.weight[o]
+			}
+		}
+	}
+	return out, nil
+}
+
+// termIDFSource is a Store that gives the IDF of pre-cut index terms.
+type termIDFSource interface {
+	IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error)
+}
+
+// termIDF returns the IDF of index terms (nil when the store keeps none).
+func (s *Service) termIDF(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error) {
+	if src, ok := s.store.(termIDFSource); ok {
+		return src.IDFTerms(ctx, sc, terms)
+	}
+	return s.queryIDF(ctx, sc, strings.Join(terms, " "))
 }
 
 // queryIDF returns the IDF of each index term of text, and that of an

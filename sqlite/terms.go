@@ -26,3 +26,14 @@ func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string
 	defer s.idx.mu.RUnlock()
 	return idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n), nil
 }
+
+// IDFTerms is IDF for terms already cut as the keyword index cuts them.
+func (s *Store) IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error) {
+	idx, err := s.acquire(ctx, sc.Namespace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: idf terms: %w", err)
+	}
+	defer s.idx.mu.RUnlock()
+	m, unseen := idx.IDF(terms, sc.Clearance)
+	return m, unseen, nil
+}
