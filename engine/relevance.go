@@ -128,14 +128,14 @@ func termSet(text string) map[string]struct{} {
 
 // floor decides, per candidate, whether it shows evidence of relevance.
 type floor struct {
-	q       query
-	weight  map[string]float64 // term -> IDF weight (original terms)
-	total   float64            // Σ weight of the original terms
-	exp     map[string]expTerm // related term -> where it comes from
-	docs    float64            // visible records (N)
-	idfSum  float64            // Σ IDF of the query's seen terms: the BM25 of a record holding each once
-	unseen  []string           // query terms no visible record holds
-	cal     *Calibration
+	q      query
+	weight map[string]float64 // term -> IDF weight (original terms)
+	total  float64            // Σ weight of the original terms
+	exp    map[string]expTerm // related term -> where it comes from
+	docs   float64            // visible records (N)
+	idfSum float64            // Σ IDF of the query's seen terms: the BM25 of a record holding each once
+	unseen []string           // query terms no visible record holds
+	cal    *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
 	// (0: no learned model).
 	learnedNull float64
