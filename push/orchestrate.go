@@ -3,8 +3,10 @@ package push
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,9 +27,16 @@ const (
 // Orchestrator runs refresh cycles over one namespace.
 type Orchestrator struct {
 	Svc       *engine.Service
-	Namespace string
+	Namespace string           // the only namespace it reads and writes
 	Repo      string           // repository whose commits touch tasks; "" = none
 	Now       func() time.Time // nil: time.Now
+	// AccessLevel is the access level of the records it writes, and the
+	// clearance of its own recalls, so that a brief never copies a record
+	// its readers could not see (default 0).
+	AccessLevel int
+	// Budget is the most tasks refreshed in one cycle, the most pressing
+	// first (priority, then criticality); 0 means no limit.
+	Budget int
 }
 
 // state is what the orchestrator keeps per task in the store's settings.
@@ -39,17 +48,22 @@ type state struct {
 
 // TaskReport is what a cycle did for one task.
 type TaskReport struct {
-	ID        string            `json:"id"`
-	Priority  float64           `json:"priority"`
-	Due       bool              `json:"due"`
-	Reason    string            `json:"reason"`
-	Commits   int               `json:"commits"`
-	Comments  int               `json:"comments"`
-	SincePull time.Duration     `json:"since_pull_ns"`
-	Written   map[string]string `json:"written,omitempty"` // artifact -> record id
+	ID          string            `json:"id"`
+	Priority    float64           `json:"priority"`
+	Criticality float64           `json:"criticality,omitempty"`
+	Due         bool              `json:"due"`
+	Deferred    bool              `json:"deferred,omitempty"` // due, but over the cycle's budget
+	Reason      string            `json:"reason"`
+	Commits     int               `json:"commits"`
+	Comments    int               `json:"comments"`
+	SincePull   time.Duration     `json:"since_pull_ns"`
+	Written     map[string]string `json:"written,omitempty"` // artifact -> record id
+	Error       string            `json:"error,omitempty"`   // why the task was skipped this cycle
 }
 
-var caller = mnemo.Caller{Name: Source, Clearance: mnemo.MaxAccessLevel}
+func (o *Orchestrator) caller() mnemo.Caller {
+	return mnemo.Caller{Name: Source, Clearance: max(o.AccessLevel, 0)}
+}
 
 func (o *Orchestrator) now() time.Time {
 	if o.Now != nil {
@@ -60,17 +74,41 @@ func (o *Orchestrator) now() time.Time {
 
 func stateKey(ns, task string) string { return "refresh/" + ns + "/" + task }
 
-// Cycle refreshes the due LONG-TERM tasks of the tracker; with dryRun it
-// only reports priorities and what is due. One task's failure stops the
-// cycle with an error naming the task; the tasks refreshed before it stay.
-func (o *Orchestrator) Cycle(ctx context.Context, tr *Tracker, dryRun bool) ([]TaskReport, error) {
+// plan is a task's state and evidence, gathered before anything is written.
+type plan struct {
+	task     Task
+	st       state
+	since    time.Time
+	commits  []gitlog.Commit
+	comments []Comment
+}
+
+// Cycle reads the LONG-TERM tasks of the tracker and refreshes those due,
+// the most pressing first (refresh priority, then criticality), at most
+// Budget of them; with dryRun it only reports priorities and what is due.
+// A task that cannot be read or refreshed is skipped with its error in its
+// report and retried next cycle; a refresh writes its records in one
+// batch, so a task is refreshed completely or not at all. The error joins
+// whatever was skipped (the tracker's, and each task's); the reports are
+// complete for the tasks that were read.
+func (o *Orchestrator) Cycle(ctx context.Context, tr Tracker, dryRun bool) ([]TaskReport, error) {
 	now := o.now()
-	tasks := tr.LongTermTasks()
+	tasks, fetchErr := tr.LongTermTasks(ctx)
+	var errs []error
+	if fetchErr != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", tr.Name(), fetchErr))
+	}
+	if len(tasks) == 0 {
+		return nil, errors.Join(errs...)
+	}
 	store := o.Svc.Store()
 	// The last pull of each task: the newest retrieval of the week whose
-	// query names the task's id or title.
+	// query names the task's id or title, the orchestrator's own excepted.
 	lastPull := map[string]time.Time{}
 	err := store.EachRetrieval(ctx, o.Namespace, now.Add(-MaxInterval), time.Time{}, func(l mnemo.RetrievalLog) error {
+		if l.Caller == Source {
+			return nil
+		}
 		q := strings.ToLower(l.Query)
 		for _, t := range tasks {
 			if strings.Contains(q, strings.ToLower(t.ID)) || strings.Contains(q, strings.ToLower(t.Title)) {
@@ -82,57 +120,104 @@ func (o *Orchestrator) Cycle(ctx context.Context, tr *Tracker, dryRun bool) ([]T
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(append(errs, err)...)
 	}
-	var out []TaskReport
+	reps := make([]TaskReport, 0, len(tasks))
+	plans := make([]*plan, 0, len(tasks))
 	for _, t := range tasks {
-		rep, err := o.task(ctx, t, now, lastPull[t.ID], dryRun)
+		rep, p, err := o.assess(ctx, t, now, lastPull[t.ID])
 		if err != nil {
-			return out, fmt.Errorf("task %s: %w", t.ID, err)
+			rep.Error = errorText(err)
+			errs = append(errs, fmt.Errorf("task %s: %w", t.ID, err))
+		}
+		reps = append(reps, rep)
+		plans = append(plans, p)
+	}
+	order := make([]int, len(reps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := reps[order[a]], reps[order[b]]
+		if x.Due != y.Due {
+			return x.Due
+		}
+		if x.Priority != y.Priority {
+			return x.Priority > y.Priority
+		}
+		if x.Criticality != y.Criticality {
+			return x.Criticality > y.Criticality
+		}
+		return x.ID < y.ID
+	})
+	out := make([]TaskReport, 0, len(reps))
+	refreshed := 0
+	for _, i := range order {
+		rep, p := reps[i], plans[i]
+		if rep.Due && rep.Error == "" && !dryRun {
+			if o.Budget > 0 && refreshed >= o.Budget {
+				rep.Deferred = true
+				rep.Reason += fmt.Sprintf("; over this cycle's budget of %d refreshes", o.Budget)
+			} else if written, err := o.refresh(ctx, p, now); err != nil {
+				rep.Error = errorText(err)
+				errs = append(errs, fmt.Errorf("task %s: %w", rep.ID, err))
+			} else {
+				rep.Written = written
+				refreshed++
+			}
 		}
 		out = append(out, rep)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
-func (o *Orchestrator) task(ctx context.Context, t Task, now, pulled time.Time, dryRun bool) (TaskReport, error) {
+// errorText is the whole chain of an error, context included.
+func errorText(err error) string { return err.Error() }
+
+// assess reads a task's state, commits and comments and decides whether it
+// is due; it writes nothing.
+func (o *Orchestrator) assess(ctx context.Context, t Task, now, pulled time.Time) (TaskReport, *plan, error) {
+	rep := TaskReport{ID: t.ID, Criticality: t.Criticality}
 	store := o.Svc.Store()
-	var st state
+	p := &plan{task: t}
 	if v, ok, err := store.Setting(ctx, stateKey(o.Namespace, t.ID)); err != nil {
-		return TaskReport{}, err
+		return rep, p, err
 	} else if ok {
-		if err := json.Unmarshal([]byte(v), &st); err != nil {
-			return TaskReport{}, fmt.Errorf("refresh state: %w", err)
+		if err := json.Unmarshal([]byte(v), &p.st); err != nil {
+			return rep, p, fmt.Errorf("refresh state: %w", err)
 		}
 	}
-	since := st.Last
-	if since.IsZero() {
-		since = now.Add(-MaxInterval)
+	p.since = p.st.Last
+	if p.since.IsZero() {
+		p.since = now.Add(-MaxInterval)
 	}
-	var commits []gitlog.Commit
 	if o.Repo != "" && len(t.Paths) > 0 {
 		var err error
-		if commits, err = gitlog.Read(ctx, o.Repo, gitlog.Options{Since: since, Paths: t.Paths, Max: 200}); err != nil {
-			return TaskReport{}, err
+		if p.commits, err = gitlog.Read(ctx, o.Repo, gitlog.Options{Since: p.since, Paths: t.Paths, Max: 200}); err != nil {
+			return rep, p, err
 		}
 	}
-	var comments []Comment
 	for _, c := range t.Comments {
-		if c.At.After(since) {
-			comments = append(comments, c)
+		if c.At.After(p.since) {
+			p.comments = append(p.comments, c)
 		}
 	}
 	sincePull := MaxInterval
 	if !pulled.IsZero() {
 		sincePull = now.Sub(pulled)
 	}
-	rep := TaskReport{ID: t.ID, Commits: len(commits), Comments: len(comments), SincePull: sincePull,
-		Priority: Priority(len(commits), len(comments), sincePull)}
-	rep.Due, rep.Reason = Due(rep.Priority, st.Last, now)
-	if !rep.Due || dryRun {
-		return rep, nil
-	}
+	rep.Commits, rep.Comments, rep.SincePull = len(p.commits), len(p.comments), sincePull
+	rep.Priority = Priority(len(p.commits), len(p.comments), sincePull)
+	rep.Due, rep.Reason = Due(rep.Priority, p.st.Last, now)
+	return rep, p, nil
+}
 
+// refresh composes a due task's artifacts and writes them in one batch,
+// then its state.
+func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map[string]string, error) {
+	store := o.Svc.Store()
+	t, st, since, commits, comments := p.task, p.st, p.since, p.commits, p.comments
+	caller := o.caller()
 	query := t.Query
 	if query == "" {
 		query = t.Title
@@ -142,12 +227,12 @@ func (o *Orchestrator) task(ctx context.Context, t Task, now, pulled time.Time, 
 		Filter: mnemo.Filter{Since: &since, Kinds: []mnemo.Kind{mnemo.KindDecision, mnemo.KindCorrection, mnemo.KindEvent,
 			mnemo.KindFact, mnemo.KindProcedure}}})
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	questions, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
 		Filter: mnemo.Filter{Tags: []string{engine.QuestionTag}}})
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	isQuestion := map[string]bool{}
 	for _, h := range questions.Hits {
@@ -209,7 +294,7 @@ func (o *Orchestrator) task(ctx context.Context, t Task, now, pulled time.Time, 
 			path = filepath.Join(o.Repo, path)
 		}
 		if tools, err = ReadTools(path); err != nil {
-			return rep, err
+			return nil, err
 		}
 		l := Diff(st.Tools, tools)
 		b.Reset()
@@ -249,10 +334,8 @@ func (o *Orchestrator) task(ctx context.Context, t Task, now, pulled time.Time, 
 	}
 	texts[ArtifactQuestions] = b.String()
 
-	if st.Records == nil {
-		st.Records = map[string]string{}
-	}
-	rep.Written = map[string]string{}
+	var batch []mnemo.NewRecord
+	var arts []string
 	for _, art := range []string{ArtifactSummary, ArtifactLineage, ArtifactQuestions} {
 		text, ok := texts[art]
 		if !ok {
@@ -263,32 +346,42 @@ func (o *Orchestrator) task(ctx context.Context, t Task, now, pulled time.Time, 
 			prov = append(prov, "commit:"+c.Hash)
 		}
 		r := mnemo.NewRecord{Kind: mnemo.KindRefresh, Scope: "/tasks", Text: text, Source: Source, Provenance: prov,
-			Tags: []string{t.ID, art}, Importance: ptr(0.7), At: &now}
+			Tags: []string{t.ID, art}, Importance: ptr(0.7), At: &now, AccessLevel: max(o.AccessLevel, 0)}
 		if prev := st.Records[art]; prev != "" {
 			if old, err := store.Get(ctx, mnemo.Scope{Namespace: o.Namespace, Clearance: mnemo.MaxAccessLevel}, prev); err == nil &&
 				old.DeletedAt == nil && old.SupersededBy == "" {
 				r.Supersedes = prev // the previous brief stays as history
 			}
 		}
-		w, err := o.Svc.Remember(ctx, caller, o.Namespace, []mnemo.NewRecord{r}, engine.WriteOptions{})
-		if err != nil {
-			return rep, err
-		}
-		st.Records[art] = w[0].ID
-		rep.Written[art] = w[0].ID
+		batch = append(batch, r)
+		arts = append(arts, art)
 	}
-	st.Last = now
-	if tools != nil {
-		st.Tools = tools
-	}
-	b2, err := json.Marshal(st)
+	// One batch: the task's briefs are written together or not at all.
+	w, err := o.Svc.Remember(ctx, caller, o.Namespace, batch, engine.WriteOptions{})
 	if err != nil {
-		return rep, err
+		return nil, err
+	}
+	written := map[string]string{}
+	records := map[string]string{}
+	for art, id := range st.Records {
+		records[art] = id
+	}
+	for i, art := range arts {
+		records[art] = w[i].ID
+		written[art] = w[i].ID
+	}
+	next := state{Last: now, Tools: st.Tools, Records: records}
+	if tools != nil {
+		next.Tools = tools
+	}
+	b2, err := json.Marshal(next)
+	if err != nil {
+		return written, err
 	}
 	if err := store.SetSetting(ctx, stateKey(o.Namespace, t.ID), string(b2)); err != nil {
-		return rep, err
+		return written, err
 	}
-	return rep, nil
+	return written, nil
 }
 
 // endSentence closes the text with a full stop unless it already ends one.

@@ -2,7 +2,7 @@
 // orchestrate`) that keeps long-running tasks' memory current, so that a
 // new shift starts from the state of the work rather than from its last
 // digest. Each cycle it reads the tasks labelled LONG-TERM from a tracker (a
-// local JSON file), computes each task's refresh priority from the commits
+// local JSON file, GitHub issues or Plane work items), computes each task's refresh priority from the commits
 // touching it, the comments on it and the time since its context was last
 // pulled, and for each task that is due writes three records into the
 // workflow layer (kind refresh, source push-refresh): an executive summary
@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,10 +51,15 @@ type Task struct {
 	Paths    []string  `json:"paths,omitempty"` // repository paths whose commits touch the task
 	Comments []Comment `json:"comments,omitempty"`
 	Tools    string    `json:"tools,omitempty"` // a JSON file of the task's tools (an MCP tools/list result or an array of tools)
+	// Criticality (0..1) orders tasks of equal refresh priority: the more
+	// critical is refreshed first when a cycle's budget runs out.
+	Criticality float64 `json:"criticality,omitempty"`
+	// Source is where the task came from ("github", "plane"; empty for the file).
+	Source string `json:"-"`
 }
 
-// Tracker is the local tracker file: {"tasks": [...]}.
-type Tracker struct {
+// TaskFile is the local tracker file: {"tasks": [...]}.
+type TaskFile struct {
 	Tasks []Task `json:"tasks"`
 }
 
@@ -64,11 +68,11 @@ const MaxTrackerBytes = 16 << 20
 
 // ParseTracker reads a tracker file's content. Tasks need an id and a
 // title; ids must be unique.
-func ParseTracker(b []byte) (*Tracker, error) {
+func ParseTracker(b []byte) (*TaskFile, error) {
 	if len(b) > MaxTrackerBytes {
 		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "tracker file is %d bytes, over the limit of %d", len(b), MaxTrackerBytes)
 	}
-	var t Tracker
+	var t TaskFile
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&t); err != nil {
@@ -86,6 +90,9 @@ func ParseTracker(b []byte) (*Tracker, error) {
 			return nil, mnemo.Errorf(mnemo.EINVALID, "tracker task id %q appears twice", task.ID)
 		}
 		seen[task.ID] = true
+		if task.Criticality < 0 || task.Criticality > 1 {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "tracker task %s: criticality must be within 0..1", task.ID)
+		}
 		for _, p := range task.Paths {
 			if strings.HasPrefix(p, "-") {
 				return nil, mnemo.Errorf(mnemo.EINVALID, "tracker task %s: path %q looks like an option", task.ID, p)
@@ -95,16 +102,8 @@ func ParseTracker(b []byte) (*Tracker, error) {
 	return &t, nil
 }
 
-// LongTermTasks returns the tasks labelled LONG-TERM (any case).
-func (t *Tracker) LongTermTasks() []Task {
-	var out []Task
-	for _, task := range t.Tasks {
-		if slices.ContainsFunc(task.Labels, func(l string) bool { return strings.EqualFold(strings.TrimSpace(l), LongTerm) }) {
-			out = append(out, task)
-		}
-	}
-	return out
-}
+// LongTerm returns the tasks labelled LONG-TERM (any case).
+func (t *TaskFile) LongTerm() []Task { return longTerm(t.Tasks, LongTerm) }
 
 // Priority is the refresh priority
 //

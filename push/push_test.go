@@ -54,7 +54,7 @@ func TestPriorityAndDue(t *testing.T) {
 
 func TestParseTracker(t *testing.T) {
 	tr, err := push.ParseTracker([]byte(`{"tasks":[{"id":"OPS-1","title":"a","labels":["long-term"]},{"id":"OPS-2","title":"b","labels":["bug"]}]}`))
-	if err != nil || len(tr.LongTermTasks()) != 1 || tr.LongTermTasks()[0].ID != "OPS-1" {
+	if err != nil || len(tr.LongTerm()) != 1 || tr.LongTerm()[0].ID != "OPS-1" {
 		t.Fatalf("tracker: %+v %v", tr, err)
 	}
 	for name, bad := range map[string]string{
@@ -159,7 +159,7 @@ func TestCycle(t *testing.T) {
 		}
 	}
 	writeTools(`{"tools":[{"name":"plan_pass","inputSchema":{"type":"object","properties":{"station":{"type":"string"}}}},{"name":"old_tool"}]}`)
-	tracker := func() *push.Tracker {
+	tracker := func() push.Tracker {
 		tr, err := push.ParseTracker([]byte(`{"tasks":[
 			{"id":"OPS-412","title":"Night pass routing","labels":["LONG-TERM"],"query":"night pass routing Svalbard",
 			 "paths":["routing"],"tools":"tools.json","comments":[{"at":"2026-11-19T09:00:00Z","author":"lee","text":"Can we drop Inuvik for good?"}]},
@@ -167,7 +167,7 @@ func TestCycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tr
+		return &push.Static{Tasks: tr.Tasks}
 	}
 	o := &push.Orchestrator{Svc: svc, Namespace: "ops", Repo: repo, Now: func() time.Time { return now }}
 
