@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo/safefile"
 )
@@ -107,7 +108,7 @@ func bodyPaths(body string) []string {
 		return nil
 	}
 	var out []string
-	for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '`' }) {
+	for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == '`' || unicode.IsSpace(r) }) {
 		if p != "" && !strings.HasPrefix(p, "-") && len(out) < 50 {
 			out = append(out, p)
 		}
