@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
 // Query expansion.
@@ -127,3 +128,6 @@ func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expan
 	}
 	return s.store.Keyword(ctx, sc, strings.Join(e.terms, " "), f, s.candN)
 }
+
+// Thesaurus returns the thesauri expanding queries (nil: none).
+func (s *Service) Thesaurus() *thesaurus.Thesaurus { return s.thes }

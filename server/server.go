@@ -411,5 +411,11 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store cannot write"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	// Which lexical resources expand queries, so an operator can tell a
+	// machine without thesauri from one with them.
+	lex := []string{}
+	for _, src := range s.svc.Thesaurus().Sources() {
+		lex = append(lex, src.Name)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "lexical_resources": lex})
 }

@@ -244,6 +244,10 @@ func TestRecordLifeCycle(t *testing.T) {
 			t.Fatalf("%s: %d %s", p, st, b)
 		}
 	}
+	// /readyz names the lexical resources in use (none in this fixture).
+	if _, _, b := f.do(t, call{method: "GET", path: "/readyz"}); !strings.Contains(string(b), `"lexical_resources":[]`) {
+		t.Fatalf("/readyz lacks the lexical resources: %s", b)
+	}
 	_, _, b = f.do(t, call{method: "GET", path: "/metrics"})
 	for _, want := range []string{
 		`mnemo_http_requests_total{method="POST",route="/v1/digest",status="200"} 1`,
