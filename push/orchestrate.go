@@ -22,6 +22,11 @@ const (
 	ArtifactQuestions = "questions"
 	// Source is the source of every record push mode writes.
 	Source = "push-refresh"
+	// DefaultRelevance is the evidence of relevance a record needs to
+	// appear in a task's brief: a third of the weight of the task's query
+	// terms, or as strong a semantic match; sharing one common word is not
+	// enough.
+	DefaultRelevance = 0.35
 )
 
 // Orchestrator runs refresh cycles over one namespace.
@@ -34,6 +39,10 @@ type Orchestrator struct {
 	// clearance of its own recalls, so that a brief never copies a record
 	// its readers could not see (default 0).
 	AccessLevel int
+	// Relevance is the evidence of relevance to the task (0..1, see
+	// mnemo.Why) a record needs to appear in its brief, as news or as an
+	// open question (default DefaultRelevance).
+	Relevance float64
 	// Budget is the most tasks refreshed in one cycle, the most pressing
 	// first (priority, then criticality); 0 means no limit.
 	Budget int
@@ -222,15 +231,20 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 	if query == "" {
 		query = t.Title
 	}
+	// Records must be about the task, not merely share a word with it.
+	rel := o.Relevance
+	if rel <= 0 || rel > 1 {
+		rel = DefaultRelevance
+	}
 	// What memory learned about the task since the last refresh.
 	fresh, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
 		Filter: mnemo.Filter{Since: &since, Kinds: []mnemo.Kind{mnemo.KindDecision, mnemo.KindCorrection, mnemo.KindEvent,
-			mnemo.KindFact, mnemo.KindProcedure}}})
+			mnemo.KindFact, mnemo.KindProcedure}}, MinRelevance: &rel})
 	if err != nil {
 		return nil, err
 	}
 	questions, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
-		Filter: mnemo.Filter{Tags: []string{engine.QuestionTag}}})
+		Filter: mnemo.Filter{Tags: []string{engine.QuestionTag}}, MinRelevance: &rel})
 	if err != nil {
 		return nil, err
 	}

@@ -148,6 +148,8 @@ func TestCycle(t *testing.T) {
 		{Kind: mnemo.KindDecision, Text: "Night pass routing goes via Svalbard while Inuvik is in maintenance",
 			Decision: &mnemo.Decision{Title: "routing"}, At: ptr(t0.Add(-2 * time.Hour))},
 		{Text: "Who confirms the Svalbard night pass routing slot with the station?", Tags: []string{engine.QuestionTag}},
+		{Text: "Who orders the coffee beans for the office kitchen?", Tags: []string{engine.QuestionTag}},
+		{Text: "Should the billing export run before the pass window closes?", Tags: []string{engine.QuestionTag}},
 	}, engine.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,8 @@ func TestCycle(t *testing.T) {
 	if l := read(reps[0].Written[push.ArtifactLineage]); !strings.Contains(l.Text, "first record of 2 tools: plan_pass, old_tool") {
 		t.Errorf("lineage: %s", l.Text)
 	}
-	if q := read(reps[0].Written[push.ArtifactQuestions]); !strings.Contains(q.Text, "Can we drop Inuvik for good?") || !strings.Contains(q.Text, "Who confirms the Svalbard") {
+	if q := read(reps[0].Written[push.ArtifactQuestions]); !strings.Contains(q.Text, "Can we drop Inuvik for good?") || !strings.Contains(q.Text, "Who confirms the Svalbard") ||
+		strings.Contains(q.Text, "coffee") || strings.Contains(q.Text, "billing") {
 		t.Errorf("questions: %s", q.Text)
 	}
 

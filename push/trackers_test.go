@@ -747,3 +747,36 @@ func TestCycleStaysInItsNamespace(t *testing.T) {
 		t.Error("a cycle of another namespace superseded this one's brief")
 	}
 }
+
+// TestOwnRecallsAreNotPulls: the recalls a refresh makes are logged like
+// anyone's, but only an agent's or operator's recall naming the task is
+// its last pull.
+func TestOwnRecallsAreNotPulls(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	now := t0
+	svc, _ := newService(t, &now)
+	tr := &push.Static{Tasks: []push.Task{{ID: "OPS-412", Title: "Night pass routing", Labels: []string{"LONG-TERM"}}}}
+	o := &push.Orchestrator{Svc: svc, Namespace: "ops", Now: func() time.Time { return now }}
+	if reps, err := o.Cycle(ctx, tr, false); err != nil || len(reps[0].Written) != 2 {
+		t.Fatalf("%+v %v", reps, err)
+	}
+	svc.Flush(ctx) // the retrieval log is written off the request path
+	n := 0
+	svc.Store().EachRetrieval(ctx, "ops", time.Time{}, time.Time{}, func(l mnemo.RetrievalLog) error { n++; return nil })
+	if n == 0 {
+		t.Fatal("the refresh's recalls were not logged: the test proves nothing")
+	}
+	now = t0.Add(2 * time.Hour)
+	if reps, _ := o.Cycle(ctx, tr, true); reps[0].SincePull != push.MaxInterval {
+		t.Errorf("the orchestrator's own recalls counted as a pull: %v since pulled", reps[0].SincePull)
+	}
+	if _, err := svc.Recall(ctx, mnemo.Caller{Name: "agent"}, mnemo.RecallRequest{Namespace: "ops", Query: "night pass routing status"}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Flush(ctx)
+	now = t0.Add(3 * time.Hour)
+	if reps, _ := o.Cycle(ctx, tr, true); reps[0].SincePull != time.Hour {
+		t.Errorf("an agent's recall is a pull: %v since pulled", reps[0].SincePull)
+	}
+}
