@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 )
@@ -76,6 +77,10 @@ type Config struct {
 	ReadyTTL   time.Duration
 	// Now is the clock of the caches above (default time.Now).
 	Now func() time.Time
+	// NoConsole leaves the web console (served at /) out.
+	NoConsole bool
+	// Jobs, when set, reports the background jobs for the console's health page.
+	Jobs func() []console.Job
 }
 
 // Server serves mnemo over HTTP.
@@ -102,6 +107,7 @@ type Server struct {
 	exports *slots
 	counts  countCache
 	ready   readiness
+	console bool
 }
 
 type streamCancel struct{ cancel context.CancelFunc }
@@ -183,7 +189,56 @@ func New(cfg Config) (*Server, error) {
 	for _, m := range []string{"POST", "GET", "DELETE"} {
 		s.handle(m+" /mcp", true, s.mcpHandler(mh))
 	}
+	if !cfg.NoConsole {
+		con, err := console.New(console.Config{Service: cfg.Service, Authenticate: s.consoleAuth, Keyed: s.authRequired,
+			Health: cfg.Jobs, Logger: cfg.Logger, Version: cfg.Version, Now: cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		con.Register(s.mux.HandleFunc)
+		s.console = true
+	}
 	return s, nil
+}
+
+// consoleAuth authenticates a console request as the API would a request
+// bearing the key secret and naming the namespace. When only the namespace
+// is refused, the key comes back with the error.
+func (s *Server) consoleAuth(r *http.Request, secret, ns string) (mnemo.Principal, *mnemo.APIKey, error) {
+	r2 := r.Clone(r.Context())
+	r2.Header = http.Header{}
+	if secret != "" {
+		r2.Header.Set("Authorization", "Bearer "+secret)
+	}
+	if ns != "" {
+		r2.Header.Set(NamespaceHeader, ns)
+	}
+	p, k, err := s.authenticateRequest(r2, false)
+	if err != nil || k == nil {
+		return p, k, err
+	}
+	if k.Role == mnemo.RoleMetrics {
+		return mnemo.Principal{}, k, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role metrics: it may read /metrics only")
+	}
+	p.Namespace, err = k.ResolveNamespace(ns)
+	return p, k, err
+}
+
+// guardConsole checks a console request as guard does an API request, but
+// for its media type (the console takes form posts, each with the
+// session's CSRF token) and with no cross-origin exception: the console
+// answers its own pages only.
+func (s *Server) guardConsole(w http.ResponseWriter, r *http.Request) bool {
+	if !s.hostAllowed(r) {
+		s.refuse(w, r, mnemo.Errorf(mnemo.EFORBIDDEN,
+			"Host %q does not name this server: use localhost or its address, or allow the name with --allowed-hosts", r.Host))
+		return false
+	}
+	if err := crossOrigin(r, r.Header.Get("Origin")); err != nil {
+		s.refuse(w, r, err)
+		return false
+	}
+	return true
 }
 
 // owner names the holder of an MCP session: the key, or the local user.
@@ -208,7 +263,13 @@ func (s *Server) Handler() http.Handler {
 			// the body is in, so long answers (MCP streams) are not cut.
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 		}
-		if s.guard(sw, r) {
+		ok := false
+		if s.console && console.Owns(r.URL.Path) {
+			ok = s.guardConsole(sw, r)
+		} else {
+			ok = s.guard(sw, r)
+		}
+		if ok {
 			s.mux.ServeHTTP(sw, r)
 		}
 		route := r.Pattern
