@@ -59,7 +59,7 @@ func TestKeySeesOnlyItsNamespaceAndClearance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := f.browser(t)
 			b.signIn(tc.secret)
-			pages := []string{"/records", "/records?all=1", "/records?thread=shift-7", "/search?q=pumps", 
+			pages := []string{"/records", "/records?all=1", "/records?thread=shift-7", "/search?q=pumps",
 				"/search?q=override+code", "/search?q=namespace+b", "/record/" + lowered, "/digest?task=pumps+override+code", "/digest?task=namespace+b",
 				"/handoff?go=1", "/handoff?go=1&from=test", "/retrievals", "/corrections", "/threads", "/thread/shift-7", "/health"}
 			if tc.name == "admin key" {
