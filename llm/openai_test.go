@@ -126,16 +126,28 @@ func TestOpenAIChatFailures(t *testing.T) {
 		{"slow", func(w http.ResponseWriter, _ map[string]any) bool { time.Sleep(300 * time.Millisecond); return false }, context.DeadlineExceeded, ""},
 		{"refusal", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, "", "stop", &refusal); return true }, ErrRefused, ""},
 		{"content filter", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, "", "content_filter", nil); return true }, ErrRefused, ""},
-		{"cut off", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, `{"summary": "Rout`, "length", nil); return true }, ErrInvalid, ""},
-		{"prose", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, "Routing moved.", "stop", nil); return true }, ErrInvalid, ""},
-		{"wrong type", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, `{"summary": ["a"]}`, "stop", nil); return true }, ErrInvalid, ""},
+		{"cut off", func(w http.ResponseWriter, _ map[string]any) bool {
+			reply(w, `{"summary": "Rout`, "length", nil)
+			return true
+		}, ErrInvalid, ""},
+		{"prose", func(w http.ResponseWriter, _ map[string]any) bool {
+			reply(w, "Routing moved.", "stop", nil)
+			return true
+		}, ErrInvalid, ""},
+		{"wrong type", func(w http.ResponseWriter, _ map[string]any) bool {
+			reply(w, `{"summary": ["a"]}`, "stop", nil)
+			return true
+		}, ErrInvalid, ""},
 		{"malformed body", func(w http.ResponseWriter, _ map[string]any) bool { w.Write([]byte(`{"choices": [`)); return true }, ErrInvalid, ""},
 		{"no choices", func(w http.ResponseWriter, _ map[string]any) bool { w.Write([]byte(`{"choices": []}`)); return true }, ErrInvalid, ""},
 		{"500", func(w http.ResponseWriter, _ map[string]any) bool {
 			http.Error(w, `{"error":{"message":"model crashed, key `+testKey+`"}}`, 500)
 			return true
 		}, nil, mnemo.EINTERNAL},
-		{"429", func(w http.ResponseWriter, _ map[string]any) bool { http.Error(w, `{"error":"busy"}`, 429); return true }, nil, mnemo.ERATELIMIT},
+		{"429", func(w http.ResponseWriter, _ map[string]any) bool {
+			http.Error(w, `{"error":"busy"}`, 429)
+			return true
+		}, nil, mnemo.ERATELIMIT},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newChatServer(t, `{"summary":"x"}`)
