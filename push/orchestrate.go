@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/gitlog"
+	"github.com/mnemo-dev/mnemo/llm"
 )
 
 // Artifacts a refresh writes.
@@ -43,6 +44,10 @@ type Orchestrator struct {
 	// mnemo.Why) a record needs to appear in its brief, as news or as an
 	// open question (default DefaultRelevance).
 	Relevance float64
+	// Chat, when set, writes the executive summary from the commits,
+	// comments and new records; on a timeout, a refusal or an invalid
+	// answer the rules' summary stands. Nil: the rules only.
+	Chat llm.Model
 	// Budget is the most tasks refreshed in one cycle, the most pressing
 	// first (priority, then criticality); 0 means no limit.
 	Budget int
@@ -68,6 +73,10 @@ type TaskReport struct {
 	SincePull   time.Duration     `json:"since_pull_ns"`
 	Written     map[string]string `json:"written,omitempty"` // artifact -> record id
 	Error       string            `json:"error,omitempty"`   // why the task was skipped this cycle
+	// SummaryBy says what wrote the summary: the chat model's name, or
+	// "rules"; ModelError why the model's answer was not used.
+	SummaryBy  string `json:"summary_by,omitempty"`
+	ModelError string `json:"model_error,omitempty"`
 }
 
 func (o *Orchestrator) caller() mnemo.Caller {
@@ -167,11 +176,11 @@ func (o *Orchestrator) Cycle(ctx context.Context, tr Tracker, dryRun bool) ([]Ta
 			if o.Budget > 0 && refreshed >= o.Budget {
 				rep.Deferred = true
 				rep.Reason += fmt.Sprintf("; over this cycle's budget of %d refreshes", o.Budget)
-			} else if written, err := o.refresh(ctx, p, now); err != nil {
+			} else if err := o.refresh(ctx, p, now, &rep); err != nil {
 				rep.Error = errorText(err)
+				rep.Written = nil
 				errs = append(errs, fmt.Errorf("task %s: %w", rep.ID, err))
 			} else {
-				rep.Written = written
 				refreshed++
 			}
 		}
@@ -222,8 +231,8 @@ func (o *Orchestrator) assess(ctx context.Context, t Task, now, pulled time.Time
 }
 
 // refresh composes a due task's artifacts and writes them in one batch,
-// then its state.
-func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map[string]string, error) {
+// then its state, filling in rep.
+func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time, rep *TaskReport) error {
 	store := o.Svc.Store()
 	t, st, since, commits, comments := p.task, p.st, p.since, p.commits, p.comments
 	caller := o.caller()
@@ -241,12 +250,12 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 		Filter: mnemo.Filter{Since: &since, Kinds: []mnemo.Kind{mnemo.KindDecision, mnemo.KindCorrection, mnemo.KindEvent,
 			mnemo.KindFact, mnemo.KindProcedure}}, MinRelevance: &rel})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	questions, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
 		Filter: mnemo.Filter{Tags: []string{engine.QuestionTag}}, MinRelevance: &rel})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	isQuestion := map[string]bool{}
 	for _, h := range questions.Hits {
@@ -300,6 +309,17 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 		b.WriteString(".")
 	}
 	texts[ArtifactSummary] = b.String()
+	summaryBy := SummaryByRules
+	if o.Chat != nil && (len(commits) > 0 || len(comments) > 0 || len(news) > 0) {
+		head := fmt.Sprintf("What changed for %s (%s) since %s:", t.ID, oneLine(t.Title), day)
+		if text, err := o.modelSummary(ctx, t, day, commits, comments, news); err != nil {
+			rep.ModelError = errorText(err) // the rules' summary stands
+		} else {
+			texts[ArtifactSummary] = head + " " + text + sourcesNote(commits, comments, news)
+			summaryBy = o.Chat.Name()
+		}
+	}
+	rep.SummaryBy = summaryBy
 
 	var tools []Tool
 	if t.Tools != "" {
@@ -308,7 +328,7 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 			path = filepath.Join(o.Repo, path)
 		}
 		if tools, err = ReadTools(path); err != nil {
-			return nil, err
+			return err
 		}
 		l := Diff(st.Tools, tools)
 		b.Reset()
@@ -359,6 +379,9 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 		for _, c := range commits[:min(20, len(commits))] {
 			prov = append(prov, "commit:"+c.Hash)
 		}
+		if art == ArtifactSummary {
+			prov = append(prov, "summary-by:"+summaryBy) // which path made the text
+		}
 		r := mnemo.NewRecord{Kind: mnemo.KindRefresh, Scope: "/tasks", Text: text, Source: Source, Provenance: prov,
 			Tags: []string{t.ID, art}, Importance: ptr(0.7), At: &now, AccessLevel: max(o.AccessLevel, 0)}
 		if prev := st.Records[art]; prev != "" {
@@ -373,7 +396,7 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 	// One batch: the task's briefs are written together or not at all.
 	w, err := o.Svc.Remember(ctx, caller, o.Namespace, batch, engine.WriteOptions{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	written := map[string]string{}
 	records := map[string]string{}
@@ -388,14 +411,12 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time) (map
 	if tools != nil {
 		next.Tools = tools
 	}
+	rep.Written = written
 	b2, err := json.Marshal(next)
 	if err != nil {
-		return written, err
+		return err
 	}
-	if err := store.SetSetting(ctx, stateKey(o.Namespace, t.ID), string(b2)); err != nil {
-		return written, err
-	}
-	return written, nil
+	return store.SetSetting(ctx, stateKey(o.Namespace, t.ID), string(b2))
 }
 
 // endSentence closes the text with a full stop unless it already ends one.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/push"
 )
 
@@ -86,11 +87,17 @@ func cmdOrchestrate(ctx context.Context, a *app, args []string) error {
 	if kind != "file" && *tasks != "" {
 		return usagef("--tasks is for --tracker file")
 	}
+	// The optional chat model (MNEMO_CHAT_URL, MNEMO_CHAT_MODEL,
+	// MNEMO_CHAT_KEY) writes the summaries; without one, the rules do.
+	chat, err := llm.FromEnv(a.env)
+	if err != nil {
+		return err
+	}
 	svc, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	o := &push.Orchestrator{Svc: svc, Namespace: a.ns(), Repo: *repo, AccessLevel: *access, Budget: *budget}
+	o := &push.Orchestrator{Svc: svc, Namespace: a.ns(), Repo: *repo, AccessLevel: *access, Budget: *budget, Chat: chat}
 	cycle := func() error {
 		reps, err := o.Cycle(ctx, tr, *dry)
 		if a.json {
@@ -112,8 +119,15 @@ func cmdOrchestrate(ctx context.Context, a *app, args []string) error {
 					state = fmt.Sprintf("refreshed (%d records)", len(r.Written))
 					refreshed++
 				}
-				fmt.Fprintf(a.stdout, "%s  priority %.2f  %d commits, %d comments, %s since pulled  %s: %s\n", r.ID, r.Priority,
-					r.Commits, r.Comments, r.SincePull.Round(time.Minute), state, r.Reason)
+				by := ""
+				if chat != nil && r.SummaryBy != "" {
+					by = "; summary by " + r.SummaryBy
+					if r.ModelError != "" {
+						by += " (model: " + r.ModelError + ")"
+					}
+				}
+				fmt.Fprintf(a.stdout, "%s  priority %.2f  %d commits, %d comments, %s since pulled  %s: %s%s\n", r.ID, r.Priority,
+					r.Commits, r.Comments, r.SincePull.Round(time.Minute), state, r.Reason, by)
 			}
 			if !*once {
 				fmt.Fprintf(a.stdout, "%s  %s: %d tasks, %d refreshed\n", time.Now().UTC().Format(time.RFC3339), tr.Name(), len(reps), refreshed)

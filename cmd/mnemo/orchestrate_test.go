@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestOrchestrateTrackers: --tracker github and plane read their API and
@@ -91,5 +93,44 @@ func TestOrchestrateTrackers(t *testing.T) {
 	}
 	if _, errs, code := cli(t, db, "", "orchestrate", "--tracker", "github", "--github-repo", "not/a/repo", "--once"); code == 0 || strings.Contains(errs, token) {
 		t.Errorf("bad repo: exit %d %s", code, errs)
+	}
+}
+
+// TestOrchestrateChatModel: MNEMO_CHAT_URL and MNEMO_CHAT_MODEL give the
+// orchestrator a chat model for its summaries; the report says which path
+// wrote each, and a model that fails leaves the rules' summary.
+func TestOrchestrateChatModel(t *testing.T) {
+	var broken atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken.Load() {
+			http.Error(w, `{"error":"model not loaded"}`, http.StatusServiceUnavailable)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": `{"summary":"Inuvik may be dropped; nothing decided yet."}`}}}})
+	}))
+	defer srv.Close()
+	t.Setenv("MNEMO_CHAT_URL", srv.URL+"/v1")
+	t.Setenv("MNEMO_CHAT_MODEL", "local-7b")
+	db := filepath.Join(t.TempDir(), "m.db")
+	tasks := filepath.Join(t.TempDir(), "tasks.json")
+	os.WriteFile(tasks, []byte(`{"tasks":[{"id":"OPS-412","title":"Night pass routing","labels":["LONG-TERM"],
+		"comments":[{"at":"`+time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+`","author":"lee","text":"Can we drop Inuvik?"}]}]}`), 0o644)
+	out := mustCLI(t, db, "", "orchestrate", "--tasks", tasks, "--once")
+	if !strings.Contains(out, "refreshed (2 records): never refreshed; summary by chat:local-7b") {
+		t.Fatalf("with a model:\n%s", out)
+	}
+	if out := mustCLI(t, db, "", "list", "--kind", "refresh"); !strings.Contains(out, ": Inuvik may be d") {
+		t.Errorf("records:\n%s", out)
+	}
+	broken.Store(true)
+	db2 := filepath.Join(t.TempDir(), "m2.db")
+	out = mustCLI(t, db2, "", "orchestrate", "--tasks", tasks, "--once")
+	if !strings.Contains(out, "summary by rules (model: chat model local-7b returned 503: model not loaded)") {
+		t.Fatalf("with a broken model:\n%s", out)
+	}
+	t.Setenv("MNEMO_CHAT_MODEL", "")
+	if _, errs, code := cli(t, db, "", "orchestrate", "--tasks", tasks, "--once"); code == 0 || !strings.Contains(errs, "model name is required") {
+		t.Errorf("no model name: exit %d %s", code, errs)
 	}
 }
