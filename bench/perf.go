@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,6 +41,12 @@ type PerfOptions struct {
 	WriteCheck WriteCheckOptions
 	// Progress, when set, is told what runs (a stage name, done, total).
 	Progress func(stage string, done, total int)
+	// Thesaurus expands queries as in `mnemo serve` (nil: none).
+	Thesaurus *thesaurus.Thesaurus
+	// NoLearned leaves out the semantic channel learned from the store;
+	// by default it is trained at each size before the queries (as serve
+	// does in the background) and its training time reported.
+	NoLearned bool
 }
 
 // Latency summarises one operation's latencies.
@@ -77,6 +84,9 @@ type PerfSize struct {
 	Digest  Latency `json:"digest"`
 	Recall  Latency `json:"recall"`
 	Floor   Latency `json:"floor"` // bare FTS5 BM25 top-20 on the same queries
+	// LearnSeconds is the time to train the learned semantic channel at
+	// this size (0 when off or too small to learn from).
+	LearnSeconds float64 `json:"learn_s"`
 	// DigestFloorRatio is digest p50 over floor p50.
 	DigestFloorRatio float64 `json:"digest_floor_ratio"`
 	// RecallFloorRatio is recall p50 over floor p50.
@@ -200,7 +210,8 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewCached(embed.NewHash(0), 1024), Tokenizer: tok})
+	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewCached(embed.NewHash(0), 1024), Tokenizer: tok,
+		Thesaurus: opt.Thesaurus, NoLearned: opt.NoLearned})
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +241,14 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			progress("load "+strconv.Itoa(size), loaded, size)
 		}
 		ps := PerfSize{Records: size}
+		if !opt.NoLearned {
+			progress("learn "+strconv.Itoa(size), 0, 1)
+			t0 := time.Now()
+			if _, err := svc.TrainSemantic(ctx, ns); err != nil {
+				return nil, fmt.Errorf("bench: learn: %w", err)
+			}
+			ps.LearnSeconds = round2(time.Since(t0).Seconds())
+		}
 		// Warm up: the first search loads the namespace's in-memory index.
 		if _, err := svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: ns, Query: queries[0], K: opt.K}); err != nil {
 			return nil, err
@@ -321,15 +340,15 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "mnemo perf (%s): %d queries per size, digest budget %d tokens, recall k=%d; %s, %d CPUs, %s; %.1f s.\n\n",
 		mode, r.Queries, r.Budget, r.K, r.GoVersion, r.CPUs, r.OS, r.Elapsed)
-	b.WriteString("| records | digest p50 / p95 / p99 (ms) | recall p50 / p95 / p99 (ms) | FTS5 floor p50 / p95 / p99 (ms) | digest ÷ floor (p50) | recall ÷ floor (p50) |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| records | digest p50 / p95 / p99 (ms) | recall p50 / p95 / p99 (ms) | FTS5 floor p50 / p95 / p99 (ms) | digest ÷ floor (p50) | recall ÷ floor (p50) | learned channel trained in (s) |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|\n")
 	ms := func(l Latency) string {
 		f := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
 		return f(l.P50) + " / " + f(l.P95) + " / " + f(l.P99)
 	}
 	for _, s := range r.Sizes {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f× | %.1f× |\n", thousands(s.Records), ms(s.Digest), ms(s.Recall), ms(s.Floor),
-			s.DigestFloorRatio, s.RecallFloorRatio)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f× | %.1f× | %.2f |\n", thousands(s.Records), ms(s.Digest), ms(s.Recall), ms(s.Floor),
+			s.DigestFloorRatio, s.RecallFloorRatio, s.LearnSeconds)
 	}
 	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d, hash embedder, dedup off).\n",
 		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch)

@@ -216,6 +216,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		rec      *mnemo.Record
 		kw, sem  float64
 		bm25     float64 // the keyword score of the query's own terms
+		kwHit    bool    // found by a keyword search (own or related terms)
 		inVector bool
 		why      *mnemo.Why
 	}
@@ -231,13 +232,20 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	// Keyword score: BM25 of the query's terms plus, at their weight, of
 	// the related terms; normalised by the best.
 	kwRaw := make(map[string]float64, len(kwHits))
+	// Every keyword search that returned fewer hits than asked returned
+	// every record holding its terms: a candidate none of them found holds
+	// none of the query's terms (nor related ones).
+	complete := len(kwHits) < s.candN
 	for _, h := range kwHits {
 		kwRaw[h.ID] += h.Score
-		get(h.ID).bm25 = h.Score
+		c := get(h.ID)
+		c.bm25, c.kwHit = h.Score, true
 	}
 	for i, hs := range expHits {
+		complete = complete && len(hs) < s.candN
 		for _, h := range hs {
 			kwRaw[h.ID] += expansionWeight * exps[i].mean * h.Score
+			get(h.ID).kwHit = true
 		}
 	}
 	maxKW := 0.0
@@ -295,16 +303,16 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			if !c.inVector && len(r.Embedding) == len(qv) {
 				c.sem = clamp01(dot(qv, r.Embedding))
 			}
-			learnedSim := -1.0
-			if qLearn != nil {
-				learnedSim = dot(qLearn, lm.m.Embed(r.SearchText()))
-			}
 			// The learned similarity is evidence of relevance; it does not
 			// replace the embedder's in the semantic factor (on the
 			// evaluation's choice half, taking the larger of the two lost
 			// ranking quality; the related terms in the keyword channel
 			// gained it).
-			why, ok := fl.judge(r, c.sem, learnedSim, c.bm25)
+			var learnedSim func() float64
+			if qLearn != nil {
+				learnedSim = func() float64 { return dot(qLearn, lm.m.Embed(r.SearchText())) }
+			}
+			why, ok := fl.judge(r, c.sem, c.bm25, c.kwHit || !complete, learnedSim)
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true
 			}

@@ -112,20 +112,6 @@ var queryStopwords = func() map[string]bool {
 	return m
 }()
 
-// termSet returns the set of index terms of text, as the keyword index
-// cuts them (folded, stemmed).
-func termSet(text string) map[string]struct{} {
-	out := make(map[string]struct{}, 16)
-	var buf []byte
-	buf = memindex.EachTerm([]byte(text), buf, func(t []byte) {
-		t = t[:stem.Bytes(t)]
-		if _, ok := out[string(t)]; !ok {
-			out[string(t)] = struct{}{}
-		}
-	})
-	return out
-}
-
 // floor decides, per candidate, whether it shows evidence of relevance.
 type floor struct {
 	q      query
@@ -135,6 +121,9 @@ type floor struct {
 	docs   float64            // visible records (N)
 	idfSum float64            // Σ IDF of the query's seen terms: the BM25 of a record holding each once
 	unseen []string           // query terms no visible record holds
+	want   map[string]bool    // the query's terms and related terms
+	found  map[string]bool    // present's answer, reused
+	buf    []byte
 	cal    *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
 	// (0: no learned model).
@@ -165,14 +154,20 @@ func (f *floor) semFloor() float64 {
 }
 
 // judge returns the explanation of a candidate's relevance and whether it
-// passes the floor. sem is the candidate's cosine similarity to the query.
+// passes the floor. sem is the candidate's cosine similarity to the query;
+// learned, when set, its similarity in the learned channel (computed only
+// when the keyword evidence does not suffice).
 //
 // bm25 is the record's keyword score for the query's own terms: in a
 // conversation it counts the neighbouring turns' terms at half weight, so
 // the share it implies (÷ idfSum) stands for the record's own when that
 // is larger: a terse reply ("They loved it!") is about what the turn
 // before it asked.
-func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Why, bool) {
+//
+// holds is false when the record is known to hold none of the query's
+// terms and related terms (no keyword search that returned every match
+// found it), which spares cutting its text.
+func (f *floor) judge(r *mnemo.Record, sem, bm25 float64, holds bool, learned func() float64) (*mnemo.Why, bool) {
 	w := &mnemo.Why{}
 	if f.cal != nil {
 		w.Semantic = round4(sem)
@@ -181,18 +176,15 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Wh
 			w.SemanticStrength = round4((sem - f.cal.Null) / (1 - f.cal.Null))
 		}
 	}
-	if f.learnedNull > 0 && learnedSim > f.learnedNull {
-		w.Learned, w.LearnedNull = round4(learnedSim), f.learnedNull
-		if st := round4((learnedSim - f.learnedNull) / (1 - f.learnedNull)); st > w.SemanticStrength {
-			w.SemanticStrength = st
-		}
-	}
 	if f.total > 0 || len(f.exp) > 0 {
-		terms := termSet(r.SearchText())
+		var found map[string]bool
+		if holds {
+			found = f.present(r.SearchText())
+		}
 		var got, gotExp float64
 		covered := map[string]bool{}
 		for _, t := range f.q.terms {
-			if _, ok := terms[t]; ok {
+			if found[t] {
 				got += f.weight[t]
 				covered[t] = true
 				w.Matched = append(w.Matched, t)
@@ -201,21 +193,21 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Wh
 		// A query term the record lacks counts as present when the record
 		// holds a word related to it (the thesauri); the store's learned
 		// relations, which have no single origin, count at their weight.
-		learned := 0.0
+		related := 0.0
 		for t, x := range f.exp {
-			if _, ok := terms[t]; !ok {
+			if !found[t] {
 				continue
 			}
 			w.Expanded = append(w.Expanded, x.source+":"+t)
 			if x.origin == "" {
-				learned += x.weight
+				related += x.weight
 			} else if !covered[x.origin] {
 				covered[x.origin] = true
 				gotExp += f.weight[x.origin]
 			}
 		}
-		if learned > 0 && len(f.weight) > 0 {
-			gotExp += min(learned, 1) * f.total / float64(len(f.weight))
+		if related > 0 && len(f.weight) > 0 {
+			gotExp += min(related, 1) * f.total / float64(len(f.weight))
 		}
 		slices.Sort(w.Expanded)
 		if f.total > 0 {
@@ -227,12 +219,21 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Wh
 		}
 	}
 	kf, sf := f.kwFloor(), f.semFloor()
+	keyword := w.KeywordShare > 0 && w.KeywordShare >= kf-1e-9
+	if !keyword && !f.off && learned != nil && f.learnedNull > 0 {
+		if ls := learned(); ls > f.learnedNull {
+			w.Learned, w.LearnedNull = round4(ls), f.learnedNull
+			if st := round4((ls - f.learnedNull) / (1 - f.learnedNull)); st > w.SemanticStrength {
+				w.SemanticStrength = st
+			}
+		}
+	}
 	switch {
 	case f.off:
 		w.Evidence, w.Floor = "none required", 0
-	case w.KeywordShare > 0 && w.KeywordShare >= kf-1e-9:
+	case keyword:
 		w.Evidence, w.Floor = "keyword", round4(kf)
-	case w.SemanticStrength > sf && (f.min == nil || w.SemanticStrength >= sf):
+	case w.SemanticStrength > sf:
 		w.Evidence, w.Floor = "semantic", round4(sf)
 	case w.ExpansionShare > w.KeywordShare && w.ExpansionShare >= kf-1e-9:
 		w.Evidence, w.Floor = "expansion", round4(kf)
@@ -242,6 +243,30 @@ func (f *floor) judge(r *mnemo.Record, sem, learnedSim, bm25 float64) (*mnemo.Wh
 	}
 	w.Relevance = max(w.KeywordShare, w.ExpansionShare, w.SemanticStrength)
 	return w, true
+}
+
+// present returns which of the query's terms and related terms text
+// holds, cut as the keyword index cuts it; the map is reused by the next
+// call.
+func (f *floor) present(text string) map[string]bool {
+	if f.want == nil {
+		f.want = make(map[string]bool, len(f.q.terms)+len(f.exp))
+		for _, t := range f.q.terms {
+			f.want[t] = true
+		}
+		for t := range f.exp {
+			f.want[t] = true
+		}
+		f.found = make(map[string]bool, len(f.want))
+	}
+	clear(f.found)
+	f.buf = memindex.EachTerm([]byte(text), f.buf, func(t []byte) {
+		t = t[:stem.Bytes(t)]
+		if f.want[string(t)] {
+			f.found[string(t)] = true
+		}
+	})
+	return f.found
 }
 
 // expTerm is a term related to the query's.

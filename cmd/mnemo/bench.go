@@ -160,6 +160,8 @@ func benchLoCoMo(ctx context.Context, a *app, args []string) error {
 func benchPerf(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("bench perf", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "1k and 10k records only, 30 queries (for CI)")
+	perfNoLearned := fs.Bool("no-learned", false, "leave out the semantic channel learned from the store")
+	perfNoThesaurus := fs.Bool("no-thesaurus", false, "leave out query expansion from the installed thesauri")
 	sizes := fs.String("sizes", "", "store sizes to measure, ascending (default 1000,10000,100000)")
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
@@ -197,6 +199,15 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 		}
 		every(cb, 10)(done, total)
 	}
+	if !*perfNoThesaurus {
+		th, err := thesaurus.Load(a.thesaurusConfig())
+		if err != nil {
+			fmt.Fprintln(a.stderr, "mnemo: warning:", err)
+		}
+		defer th.Close()
+		opt.Thesaurus = th
+	}
+	opt.NoLearned = *perfNoLearned
 	rep, err := bench.RunPerf(ctx, opt)
 	if err != nil {
 		return err
