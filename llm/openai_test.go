@@ -123,7 +123,7 @@ func TestOpenAIChatFailures(t *testing.T) {
 		is     error
 		code   string
 	}{
-		{"slow", func(w http.ResponseWriter, _ map[string]any) bool { time.Sleep(300 * time.Millisecond); return false }, context.DeadlineExceeded, ""},
+		{"slow", func(w http.ResponseWriter, _ map[string]any) bool { time.Sleep(700 * time.Millisecond); return false }, context.DeadlineExceeded, ""},
 		{"refusal", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, "", "stop", &refusal); return true }, ErrRefused, ""},
 		{"content filter", func(w http.ResponseWriter, _ map[string]any) bool { reply(w, "", "content_filter", nil); return true }, ErrRefused, ""},
 		{"cut off", func(w http.ResponseWriter, _ map[string]any) bool {
@@ -152,7 +152,7 @@ func TestOpenAIChatFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newChatServer(t, `{"summary":"x"}`)
 			s.answer = c.answer
-			m := newModel(t, s, 100*time.Millisecond)
+			m := newModel(t, s, 500*time.Millisecond)
 			var out struct {
 				Summary string `json:"summary"`
 			}

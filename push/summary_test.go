@@ -59,7 +59,7 @@ func chatModel(t *testing.T, behave string) (llm.Model, *[]string) {
 		json.NewEncoder(w).Encode(resp)
 	}))
 	t.Cleanup(srv.Close)
-	m, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "local", Timeout: 200 * time.Millisecond})
+	m, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "local", Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

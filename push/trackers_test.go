@@ -306,7 +306,7 @@ func TestGitHubFaults(t *testing.T) {
 		waited time.Duration
 	}{
 		{"list 500", issues, status(500, `{"message":"Server Error `+ghToken+`"}`), "", "returned 500", false, 0},
-		{"list timeout", issues, slow(2 * time.Second), "", "issues", false, 0},
+		{"list timeout", issues, slow(5 * time.Second), "", "issues", false, 0},
 		{"list malformed", issues, malformed(), "", "malformed response", false, 0},
 		{"list loops", issues, loop, "", "pagination does not end", false, 0},
 		{"next page elsewhere", issues, elsewhere, "", "another host", false, 0},
@@ -327,7 +327,7 @@ func TestGitHubFaults(t *testing.T) {
 			g := newFakeGitHub(t, "acme/ops", ghIssues(t0))
 			g.setFault(c.path, c.fault)
 			var waited time.Duration
-			tr := newGitHub(t, g, push.HTTPOptions{Timeout: 100 * time.Millisecond, Now: func() time.Time { return t0 },
+			tr := newGitHub(t, g, push.HTTPOptions{Timeout: 500 * time.Millisecond, Now: func() time.Time { return t0 },
 				Sleep: func(_ context.Context, d time.Duration) error { waited += d; return nil }})
 			tasks, err := tr.LongTermTasks(context.Background())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -551,7 +551,7 @@ func TestPlaneFaults(t *testing.T) {
 	}{
 		{"project 500", proj, status(500, `{"error":"`+planeToken+`"}`), "", "project: plane acme/", false},
 		{"labels malformed", proj + "labels/", malformed(), "", "malformed response", false},
-		{"work items timeout", proj + "work-items/", slow(2 * time.Second), "", "work items", false},
+		{"work items timeout", proj + "work-items/", slow(5 * time.Second), "", "work items", false},
 		{"work items loop", proj + "work-items/", loop, "", "pagination does not end", false},
 		{"work items 429", proj + "work-items/", func(w http.ResponseWriter, r *http.Request) bool {
 			w.Header().Set("Retry-After", "3600")
@@ -563,7 +563,7 @@ func TestPlaneFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := newFakePlane(t, planeItems(t0))
 			p.setFault(c.path, c.fault)
-			tr := newPlane(t, p, push.HTTPOptions{Timeout: 100 * time.Millisecond, Now: func() time.Time { return t0 },
+			tr := newPlane(t, p, push.HTTPOptions{Timeout: 500 * time.Millisecond, Now: func() time.Time { return t0 },
 				Sleep: func(context.Context, time.Duration) error { t.Error("waited"); return nil }})
 			tasks, err := tr.LongTermTasks(context.Background())
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), planeToken) {
