@@ -58,6 +58,24 @@ type TuningVersion struct {
 	HeldOut   [2]float64    `json:"held_out_recall"` // on the held-out half: before, after
 	Triples   int           `json:"triples"`         // triples used, both halves
 	ActorNote string        `json:"actor,omitempty"` // who tuned
+	// Config is the version's whole configuration document (nil for a
+	// version that set the weights only: the default with Weights).
+	Config *ScoringConfig `json:"config,omitempty"`
+	// Action made the version: tune, apply or loop.
+	Action string `json:"action,omitempty"`
+	// Author is a role (loop/mentor) or a key or operator name.
+	Author string `json:"author,omitempty"`
+	// Reason says why the version was made.
+	Reason string `json:"reason,omitempty"`
+	// Evaluation holds the figures measured when it was made, by name.
+	Evaluation map[string]float64 `json:"evaluation,omitempty"`
+}
+
+func (v TuningVersion) author() string {
+	if v.Author != "" {
+		return v.Author
+	}
+	return v.ActorNote
 }
 
 // Tuning is a namespace's tuning history and the version in force (0: the
@@ -91,8 +109,8 @@ type TuneResult struct {
 }
 
 type tunedEntry struct {
-	w  *score.Weights
-	at time.Time
+	cfg *ScoringConfig
+	at  time.Time
 }
 
 func tuningKey(ns string) string { return "tuning/" + ns }
@@ -131,34 +149,17 @@ func (s *Service) saveTuning(ctx context.Context, ns string, t *Tuning) error {
 	return nil
 }
 
-// tunedWeights returns the namespace's active tuned weights, nil when none;
-// cached for tuneCacheTTL (so another process's change arrives within it).
+// tunedWeights returns the general weights of the namespace's active
+// configuration (or of the one under evaluation, WithConfig), nil when
+// version 0 is in force; cached for tuneCacheTTL (so another process's
+// change arrives within it).
 func (s *Service) tunedWeights(ctx context.Context, ns string) (*score.Weights, error) {
-	now := time.Now()
-	s.tuneMu.Lock()
-	e, ok := s.tuned[ns]
-	s.tuneMu.Unlock()
-	if ok && now.Sub(e.at) < tuneCacheTTL {
-		return e.w, nil
-	}
-	t, err := s.loadTuning(ctx, ns)
-	if err != nil {
+	cfg, err := s.activeConfig(ctx, ns)
+	if err != nil || cfg == nil {
 		return nil, err
 	}
-	var w *score.Weights
-	for i := range t.Versions {
-		if t.Versions[i].Version == t.Active {
-			v := t.Versions[i].Weights
-			w = &v
-		}
-	}
-	s.tuneMu.Lock()
-	if s.tuned == nil {
-		s.tuned = map[string]tunedEntry{}
-	}
-	s.tuned[ns] = tunedEntry{w: w, at: now}
-	s.tuneMu.Unlock()
-	return w, nil
+	w := cfg.General()
+	return &w, nil
 }
 
 // validWeights checks the guardrail bounds.
@@ -281,39 +282,16 @@ func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo
 		return nil, err
 	}
 	objective := func(r, m float64) float64 { return r + m/10 }
-	best, bestR, bestO := from, res.Before, objective(res.Before, mrr)
-	factors := func(w *score.Weights) []*float64 {
-		return []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency}
+	recalls := map[score.Weights]float64{from: res.Before}
+	best, _, err := SearchWeights(from, objective(res.Before, mrr), tuneStep, tuneRounds, validWeights, func(w score.Weights) (float64, error) {
+		r, m, err := s.recallOf(ctx, sc, ts, false, w)
+		recalls[w] = r
+		return objective(r, m), err
+	})
+	if err != nil {
+		return nil, err
 	}
-	for range tuneRounds {
-		improved := false
-		round, roundR, roundO := best, bestR, bestO
-		for i := range 6 {
-			for j := range 6 {
-				if i == j {
-					continue
-				}
-				w := best
-				f := factors(&w)
-				*f[i] = math.Round((*f[i]+tuneStep)*1000) / 1000
-				*f[j] = math.Round((*f[j]-tuneStep)*1000) / 1000
-				if !validWeights(w) {
-					continue
-				}
-				r, m, err := s.recallOf(ctx, sc, ts, false, w)
-				if err != nil {
-					return nil, err
-				}
-				if o := objective(r, m); o > roundO+1e-9 {
-					round, roundR, roundO, improved = w, r, o, true
-				}
-			}
-		}
-		if !improved {
-			break
-		}
-		best, bestR, bestO = round, roundR, roundO
-	}
+	bestR := recalls[best]
 	res.To, res.After = best, bestR
 	if res.HeldOut[0], _, err = s.recallOf(ctx, sc, ts, true, from); err != nil {
 		return nil, err
@@ -346,8 +324,11 @@ func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo
 	for _, x := range t.Versions {
 		v = max(v, x.Version+1)
 	}
+	cfg := s.configOf(t, t.Active).WithGeneral(best)
 	t.Versions = append(t.Versions, TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
-		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name})
+		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name, Config: &cfg, Action: "tune", Author: c.Name, Reason: res.Reason,
+		Evaluation: map[string]float64{"recall_before": res.Before, "recall_after": res.After,
+			"held_out_recall_before": res.HeldOut[0], "held_out_recall_after": res.HeldOut[1]}})
 	t.Active = v
 	t.Events = append(t.Events, TuningEvent{At: now, Active: v, Action: "tune", Actor: c.Name})
 	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
@@ -355,6 +336,49 @@ func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo
 	}
 	res.Version = v
 	return res, nil
+}
+
+// SearchWeights climbs from the weights from (whose objective is fromValue)
+// by coordinate ascent: each round tries every move of step from one
+// factor to another that valid accepts and keeps the best improvement,
+// for up to rounds rounds or until none improves. It returns the best
+// weights and their objective (from and fromValue when nothing improves).
+func SearchWeights(from score.Weights, fromValue, step float64, rounds int, valid func(score.Weights) bool,
+	objective func(score.Weights) (float64, error)) (score.Weights, float64, error) {
+	factors := func(w *score.Weights) []*float64 {
+		return []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency}
+	}
+	best, bestO := from, fromValue
+	for range rounds {
+		improved := false
+		round, roundO := best, bestO
+		for i := range 6 {
+			for j := range 6 {
+				if i == j {
+					continue
+				}
+				w := best
+				f := factors(&w)
+				*f[i] = math.Round((*f[i]+step)*1000) / 1000
+				*f[j] = math.Round((*f[j]-step)*1000) / 1000
+				if !valid(w) {
+					continue
+				}
+				o, err := objective(w)
+				if err != nil {
+					return best, bestO, err
+				}
+				if o > roundO+1e-9 {
+					round, roundO, improved = w, o, true
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+		best, bestO = round, roundO
+	}
+	return best, bestO, nil
 }
 
 // Rollback makes an earlier tuning version active; version 0 restores the

@@ -1,0 +1,441 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/score"
+)
+
+// Configuration as versions. A namespace's scoring configuration is one
+// document (ScoringConfig): the weights per intent, the half-life table,
+// the recency floor, the candidate count, the relevance floor and the
+// near-duplicate threshold. Its versions share the namespace's tuning
+// history (Tuning): `tune`, `config apply`, the cold loop and rollbacks all
+// add to it, each version with its author, reason and evaluation. Version 0
+// is the default preset's own configuration.
+
+// ConfigWeights are the six factor weights as the configuration document
+// spells them.
+type ConfigWeights struct {
+	Semantic   float64 `json:"semantic"`
+	Keyword    float64 `json:"keyword"`
+	Recency    float64 `json:"recency"`
+	Importance float64 `json:"importance"`
+	Confidence float64 `json:"confidence"`
+	Frequency  float64 `json:"frequency"`
+}
+
+// Score returns w as scoring weights.
+func (w ConfigWeights) Score() score.Weights {
+	return score.Weights{Semantic: w.Semantic, Keyword: w.Keyword, Recency: w.Recency,
+		Importance: w.Importance, Confidence: w.Confidence, Frequency: w.Frequency}
+}
+
+// FromScore returns scoring weights as configuration weights.
+func FromScore(w score.Weights) ConfigWeights {
+	return ConfigWeights{Semantic: w.Semantic, Keyword: w.Keyword, Recency: w.Recency,
+		Importance: w.Importance, Confidence: w.Confidence, Frequency: w.Frequency}
+}
+
+// ScoringConfig is a namespace's scoring configuration.
+type ScoringConfig struct {
+	// Weights holds the weights of each intent (general, recent, rules,
+	// howto, why). General is the default preset's base; the others are
+	// what the intent rule (score.Preset.ForIntent) derives from it unless
+	// set otherwise.
+	Weights map[score.Intent]ConfigWeights `json:"weights"`
+	// HalfLives is the ordered half-life table (days per scope prefix);
+	// DefaultHalfLife the days of a scope no entry matches.
+	HalfLives       []score.HalfLife `json:"half_lives"`
+	DefaultHalfLife float64          `json:"default_half_life"`
+	// RecencyFloor is the lowest recency factor.
+	RecencyFloor float64 `json:"recency_floor"`
+	// Candidates is how many candidates each channel yields.
+	Candidates int `json:"candidates"`
+	// MinRelevance is the relevance floor of a request that sets none
+	// (0..1; see mnemo.RecallRequest.MinRelevance); nil keeps the adaptive
+	// floor.
+	MinRelevance *float64 `json:"min_relevance,omitempty"`
+	// DedupThreshold is the cosine similarity above which two ranked
+	// records are near-duplicates.
+	DedupThreshold float64 `json:"dedup_threshold"`
+}
+
+// Clone returns a deep copy of c.
+func (c ScoringConfig) Clone() ScoringConfig {
+	c.Weights = maps.Clone(c.Weights)
+	c.HalfLives = slices.Clone(c.HalfLives)
+	if c.MinRelevance != nil {
+		v := *c.MinRelevance
+		c.MinRelevance = &v
+	}
+	return c
+}
+
+// WithGeneral returns c with the general weights set to w and every other
+// intent's weights derived from them by the intent rule.
+func (c ScoringConfig) WithGeneral(w score.Weights) ScoringConfig {
+	c = c.Clone()
+	p := score.Preset{Weights: w}
+	c.Weights = map[score.Intent]ConfigWeights{}
+	for _, i := range score.Intents() {
+		c.Weights[i] = FromScore(p.ForIntent(i))
+	}
+	return c
+}
+
+// General returns the general intent's weights.
+func (c ScoringConfig) General() score.Weights { return c.Weights[score.IntentGeneral].Score() }
+
+// ForIntent returns the weights of intent i (the general weights for an
+// intent the document does not name).
+func (c ScoringConfig) ForIntent(i score.Intent) score.Weights {
+	if w, ok := c.Weights[i]; ok {
+		return w.Score()
+	}
+	return c.General()
+}
+
+// apply sets p's base weights, half-lives and floor from c.
+func (c ScoringConfig) apply(p *score.Preset) {
+	p.Weights = c.General()
+	if len(c.HalfLives) > 0 {
+		p.HalfLives = slices.Clone(c.HalfLives)
+	}
+	if c.DefaultHalfLife > 0 {
+		p.DefaultHalfLife = c.DefaultHalfLife
+	}
+	p.Floor = c.RecencyFloor
+}
+
+// DefaultConfig returns version 0: the default preset's configuration with
+// the service's half-life table and candidate count, the adaptive
+// relevance floor and the standard near-duplicate threshold.
+func (s *Service) DefaultConfig() ScoringConfig {
+	p, err := s.Preset(score.PresetDefault)
+	if err != nil {
+		p = score.Default()
+	}
+	c := ScoringConfig{HalfLives: slices.Clone(p.HalfLives), DefaultHalfLife: p.DefaultHalfLife,
+		RecencyFloor: p.Floor, Candidates: s.candN, DedupThreshold: nearDuplicate}
+	return c.WithGeneral(p.Weights)
+}
+
+// configOf returns the configuration of a version of t: its document, or
+// for a version written before documents existed (weights only) the
+// default with those weights; version 0 or an unknown one gives the
+// default.
+func (s *Service) configOf(t *Tuning, version int) ScoringConfig {
+	for _, v := range t.Versions {
+		if v.Version != version {
+			continue
+		}
+		if v.Config != nil {
+			return v.Config.Clone()
+		}
+		return s.DefaultConfig().WithGeneral(v.Weights)
+	}
+	return s.DefaultConfig()
+}
+
+// ConfigVersion is a version's configuration as `config show` and `config
+// history` present it.
+type ConfigVersion struct {
+	Namespace string        `json:"namespace"`
+	Version   int           `json:"version"`
+	Active    bool          `json:"active"`
+	Config    ScoringConfig `json:"config"`
+	At        time.Time     `json:"at,omitzero"`
+	Author    string        `json:"author,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	// Evaluation holds the figures measured when the version was made
+	// (validation, recall, latency), by name.
+	Evaluation map[string]float64 `json:"evaluation,omitempty"`
+}
+
+// Config returns a version of the namespace's configuration; version < 0
+// means the active one. Errors: ENOTFOUND for an unknown version.
+func (s *Service) Config(ctx context.Context, c mnemo.Caller, ns string, version int) (*ConfigVersion, error) {
+	sc := scopeOf(c, ns)
+	t, err := s.loadTuning(ctx, sc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if version < 0 {
+		version = t.Active
+	}
+	cv := &ConfigVersion{Namespace: sc.Namespace, Version: version, Active: version == t.Active, Config: s.configOf(t, version)}
+	if version == 0 {
+		cv.Reason = "the default preset's configuration"
+		return cv, nil
+	}
+	for _, v := range t.Versions {
+		if v.Version == version {
+			cv.At, cv.Author, cv.Reason, cv.Evaluation = v.At, v.author(), v.Reason, v.Evaluation
+			return cv, nil
+		}
+	}
+	return nil, mnemo.Errorf(mnemo.ENOTFOUND, "configuration version %d does not exist in %s", version, sc.Namespace)
+}
+
+// ConfigChange says who makes a new configuration version and why.
+type ConfigChange struct {
+	Action     string             // apply, loop, tune
+	Author     string             // a role (loop/mentor) or a key or operator name
+	Reason     string             // why
+	Evaluation map[string]float64 // what was measured
+}
+
+// ApplyConfig stores cfg as a new version of the namespace's configuration
+// and makes it active; a running server takes it within the cache TTL
+// (its own process at once). The document is checked for shape only (no
+// intent missing, numbers finite); the rules a version must pass are the
+// caller's (the loops' Mentor). Errors: EINVALID for a malformed document.
+func (s *Service) ApplyConfig(ctx context.Context, c mnemo.Caller, ns string, cfg ScoringConfig, ch ConfigChange) (*ConfigVersion, error) {
+	if err := checkConfigShape(cfg); err != nil {
+		return nil, err
+	}
+	sc := scopeOf(c, ns)
+	t, err := s.loadTuning(ctx, sc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	v := 1
+	for _, x := range t.Versions {
+		v = max(v, x.Version+1)
+	}
+	if ch.Action == "" {
+		ch.Action = "apply"
+	}
+	if ch.Author == "" {
+		ch.Author = c.Name
+	}
+	cfg = cfg.Clone()
+	t.Versions = append(t.Versions, TuningVersion{Version: v, At: now, Weights: cfg.General(), ActorNote: ch.Author,
+		Config: &cfg, Author: ch.Author, Reason: ch.Reason, Evaluation: ch.Evaluation, Action: ch.Action})
+	t.Active = v
+	t.Events = append(t.Events, TuningEvent{At: now, Active: v, Action: ch.Action, Actor: ch.Author})
+	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
+		return nil, err
+	}
+	return &ConfigVersion{Namespace: sc.Namespace, Version: v, Active: true, Config: cfg, At: now,
+		Author: ch.Author, Reason: ch.Reason, Evaluation: ch.Evaluation}, nil
+}
+
+// checkConfigShape refuses a document the engine cannot read: an intent
+// missing or unknown, a number that is not finite.
+func checkConfigShape(cfg ScoringConfig) error {
+	for _, i := range score.Intents() {
+		if _, ok := cfg.Weights[i]; !ok {
+			return mnemo.Errorf(mnemo.EINVALID, "configuration: weights of intent %q are missing", i)
+		}
+	}
+	nums := []float64{cfg.DefaultHalfLife, cfg.RecencyFloor, cfg.DedupThreshold}
+	for i, w := range cfg.Weights {
+		if _, err := score.ParseIntent(string(i)); err != nil {
+			return mnemo.Errorf(mnemo.EINVALID, "configuration: unknown intent %q", i)
+		}
+		nums = append(nums, w.Semantic, w.Keyword, w.Recency, w.Importance, w.Confidence, w.Frequency)
+	}
+	for _, h := range cfg.HalfLives {
+		nums = append(nums, h.Days)
+	}
+	if cfg.MinRelevance != nil {
+		nums = append(nums, *cfg.MinRelevance)
+	}
+	for _, x := range nums {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return mnemo.Errorf(mnemo.EINVALID, "configuration: %v is not a finite number", x)
+		}
+	}
+	return nil
+}
+
+// ParseConfig reads a configuration document; unknown fields are refused.
+func ParseConfig(b []byte) (ScoringConfig, error) {
+	var cfg ScoringConfig
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, mnemo.Errorf(mnemo.EINVALID, "configuration document: %v", err)
+	}
+	if err := checkConfigShape(cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// activeConfig returns the namespace's active configuration, nil when
+// version 0 is in force; cached for tuneCacheTTL, so that another
+// process's change arrives within it. A configuration under evaluation
+// (WithConfig) in ctx wins.
+func (s *Service) activeConfig(ctx context.Context, ns string) (*ScoringConfig, error) {
+	if c, ok := ctx.Value(evalKey{}).(*ScoringConfig); ok {
+		return c, nil
+	}
+	now := time.Now()
+	s.tuneMu.Lock()
+	e, ok := s.tuned[ns]
+	s.tuneMu.Unlock()
+	if ok && now.Sub(e.at) < tuneCacheTTL {
+		return e.cfg, nil
+	}
+	t, err := s.loadTuning(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	var cfg *ScoringConfig
+	if t.Active != 0 {
+		c := s.configOf(t, t.Active)
+		cfg = &c
+	}
+	s.tuneMu.Lock()
+	if s.tuned == nil {
+		s.tuned = map[string]tunedEntry{}
+	}
+	s.tuned[ns] = tunedEntry{cfg: cfg, at: now}
+	s.tuneMu.Unlock()
+	return cfg, nil
+}
+
+type evalKey struct{}
+
+// WithConfig returns a context in which the engine ranks every namespace
+// with cfg instead of its active configuration: how a configuration is
+// evaluated before it is made a version.
+func WithConfig(ctx context.Context, cfg ScoringConfig) context.Context {
+	c := cfg.Clone()
+	return context.WithValue(ctx, evalKey{}, &c)
+}
+
+// RankConfig is what one ranking takes from the namespace's configuration
+// beyond the base weights: the preset with the half-lives and floor
+// applied, the weights of each intent, the candidate count, the relevance
+// floor and the near-duplicate threshold.
+type RankConfig struct {
+	Preset         score.Preset
+	Candidates     int
+	MinRelevance   *float64
+	DedupThreshold float64
+	cfg            *ScoringConfig
+	override       bool
+}
+
+// Weights returns the weights of intent i: the configuration's own when it
+// names them, else the preset's rule.
+func (rc RankConfig) Weights(i score.Intent) score.Weights {
+	if rc.cfg != nil && !rc.override {
+		return rc.cfg.ForIntent(i)
+	}
+	return rc.Preset.ForIntent(i)
+}
+
+// rankConfig is the read path's hook: for a ranking of the default preset
+// in namespace ns it applies the active configuration (or the one under
+// evaluation) to p and returns the values the ranking reads; minRel, the
+// request's own relevance floor, wins over the configuration's. With
+// override set (explicit weights) only the weights stay as given. Other
+// presets are returned as they are.
+func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, override *score.Weights, minRel *float64) (RankConfig, error) {
+	rc := RankConfig{Preset: p, Candidates: s.candN, MinRelevance: minRel, DedupThreshold: nearDuplicate, override: override != nil}
+	if p.Name != score.PresetDefault {
+		return rc, nil
+	}
+	cfg, err := s.activeConfig(ctx, ns)
+	if err != nil || cfg == nil {
+		return rc, err
+	}
+	cfg.apply(&rc.Preset)
+	if override != nil {
+		rc.Preset.Weights = *override
+	}
+	rc.cfg = cfg
+	if cfg.Candidates > 0 {
+		rc.Candidates = cfg.Candidates
+	}
+	if minRel == nil && cfg.MinRelevance != nil {
+		v := *cfg.MinRelevance
+		rc.MinRelevance = &v
+	}
+	if cfg.DedupThreshold > 0 {
+		rc.DedupThreshold = cfg.DedupThreshold
+	}
+	return rc, nil
+}
+
+// ProbeAnswer is how the read path answers one probe.
+type ProbeAnswer struct {
+	TopK     []string      // ids of the k best records, near-duplicates dropped
+	InBudget []string      // ids the digest's greedy fill places within the budget
+	Latency  time.Duration // time to rank
+}
+
+// AnswerProbe ranks a query as recall and digest do, in the namespace and
+// with the clearance of the caller, without logging a retrieval or
+// counting an access (a probe is not a use of memory): the k best records
+// and the records a digest of the budget would hold. Errors: EINVALID for
+// an empty or oversized query.
+func (s *Service) AnswerProbe(ctx context.Context, c mnemo.Caller, ns, query string, k, budget int) (*ProbeAnswer, error) {
+	start := time.Now()
+	sc := scopeOf(c, ns)
+	rk, err := s.rankWith(ctx, sc, query, mnemo.Filter{}, score.PresetDefault, "", false, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := &ProbeAnswer{}
+	var dd dedup
+	for _, h := range rk.hits {
+		if len(dd.kept) == k {
+			break
+		}
+		if !dd.dup(h) {
+			dd.add(h)
+			a.TopK = append(a.TopK, h.ID)
+		}
+	}
+	// The digest's fill: title, then entries by rank, a section header
+	// when a section opens; near-duplicates skipped.
+	left := budget - s.count("# Context for: "+truncate(oneLine(query), 200)+"\n") - s.countCached("_"+fmt.Sprint(len(rk.hits))+" more candidates left out to fit "+fmt.Sprint(budget)+" tokens._\n")
+	opened := map[string]bool{}
+	var fill dedup
+	for _, h := range rk.hits {
+		if left <= 0 {
+			break
+		}
+		if fill.dup(h) {
+			continue
+		}
+		r := h.Record
+		sec := sectionTitle[r.Layer]
+		tok := r.Tokens
+		if tok <= 0 {
+			tok = s.count(entryBody(r))
+		}
+		cost := s.countCached(scorePrefix(h.Score)) + tok
+		if !opened[sec] {
+			cost += s.countCached(sec)
+		}
+		if cost > left {
+			continue
+		}
+		left -= cost
+		opened[sec] = true
+		fill.add(h)
+		a.InBudget = append(a.InBudget, h.ID)
+	}
+	a.Latency = time.Since(start)
+	return a, nil
+}
+
+// Now returns the engine's time (Config.Now): what "today" and ages mean
+// on its read path.
+func (s *Service) Now() time.Time { return s.now() }

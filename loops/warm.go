@@ -1,0 +1,177 @@
+// Package loops keeps a namespace's memory good without a person watching:
+// the warm loop (the Intern writes probe questions from stored records, the
+// Teacher checks them, scores how the memory answers them — the
+// namespace's validation score — and adjusts importance within bounds) and
+// the cold loop (the Researcher reads the validation scores and corrections
+// and triggers a repair, the Executor searches a configuration patch, the
+// Mentor accepts it only when deterministic rules pass). Configuration
+// changes are versions of the namespace's scoring configuration
+// (engine.ScoringConfig), reversible like any other.
+//
+// The loops use the engine as every surface does, with a caller's
+// clearance: probes are written from, and answered with, only the records
+// that caller may see, and a run for one namespace reads and writes nothing
+// of another. Probes are never stored as memory records. The roles are
+// deterministic; no language model is involved.
+package loops
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// DefaultThreshold is the validation score below which the cold loop
+// repairs.
+const DefaultThreshold = 0.80
+
+// Loops runs the warm and cold loops of namespaces over one engine.
+type Loops struct {
+	Svc *engine.Service
+	Now func() time.Time // defaults to time.Now
+
+	Intern  Intern
+	Teacher Teacher
+	Mentor  Mentor
+	// Threshold is the validation score that triggers the cold loop (0
+	// means DefaultThreshold); CorrectionShare the share of corrections
+	// caused by missing context (over the last 30 days, at least five
+	// corrections) that triggers it too (0 means 0.5).
+	Threshold       float64
+	CorrectionShare float64
+	// Manual queues accepted patches for a person's approval instead of
+	// applying them.
+	Manual bool
+	// NoAdjust leaves importance alone (the warm loop only measures).
+	NoAdjust bool
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+// New returns loops over svc with the defaults, paraphrasing with the
+// engine's thesaurus when it has one.
+func New(svc *engine.Service) *Loops {
+	l := &Loops{Svc: svc}
+	l.Intern.Thesaurus = svc.Thesaurus()
+	l.Teacher.Thesaurus = svc.Thesaurus()
+	return l
+}
+
+func (l *Loops) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+func (l *Loops) threshold() float64 {
+	if l.Threshold > 0 {
+		return l.Threshold
+	}
+	return DefaultThreshold
+}
+
+// lock serialises the runs of one namespace.
+func (l *Loops) lock(ns string) func() {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = map[string]*sync.Mutex{}
+	}
+	m := l.locks[ns]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.locks[ns] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// WarmRun is one warm-loop run, as stored and reported.
+type WarmRun struct {
+	Namespace  string                        `json:"namespace"`
+	At         time.Time                     `json:"at"`
+	Probes     int                           `json:"probes"` // kept and scored
+	Generated  int                           `json:"generated"`
+	Dropped    map[string]int                `json:"dropped"`
+	Validation float64                       `json:"validation"`
+	By         map[string]map[string]float64 `json:"by"`
+	Adjusted   []AdjustmentEvent             `json:"adjusted"`
+	LatencyMS  float64                       `json:"latency_ms"` // mean per probe
+	Version    int                           `json:"config_version"`
+	Clearance  int                           `json:"clearance"`
+	Millis     int64                         `json:"ms"`
+}
+
+// probes generates and filters the namespace's probes.
+func (l *Loops) probes(ctx context.Context, c mnemo.Caller, ns string) ([]Probe, int, map[string]int, error) {
+	ps, err := l.Intern.Generate(ctx, l.Svc, c, ns, l.Svc.Now())
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	kept, dropped, err := l.Teacher.Filter(ctx, l.Svc, c, ns, ps)
+	return kept, len(ps), dropped, err
+}
+
+// Warm runs the warm loop once for namespace ns as caller c: probes from
+// the records c may see, scored with the active configuration; the
+// validation score and its breakdown are stored with the run; importance
+// adjustments (unless NoAdjust) are bounded, logged and reversible.
+func (l *Loops) Warm(ctx context.Context, c mnemo.Caller, ns string) (*WarmRun, error) {
+	ns = nsOf(ns)
+	defer l.lock(ns)()
+	start := time.Now()
+	cv, err := l.Svc.Config(ctx, c, ns, -1)
+	if err != nil {
+		return nil, err
+	}
+	kept, gen, dropped, err := l.probes(ctx, c, ns)
+	if err != nil {
+		return nil, err
+	}
+	scored, err := l.Teacher.Score(ctx, l.Svc, c, ns, kept)
+	if err != nil {
+		return nil, err
+	}
+	run := &WarmRun{Namespace: ns, At: l.now().UTC(), Probes: len(scored), Generated: gen, Dropped: dropped,
+		By: breakdown(scored), Adjusted: []AdjustmentEvent{}, Version: cv.Version, Clearance: c.Clearance}
+	run.Validation, run.LatencyMS = mean(scored)
+	st, err := loadState(ctx, l.Svc.Store(), ns)
+	if err != nil {
+		return nil, err
+	}
+	if !l.NoAdjust {
+		ev, err := l.Teacher.Adjust(ctx, l.Svc, c, ns, scored, st, run.At)
+		run.Adjusted = append(run.Adjusted, ev...)
+		if err != nil {
+			_ = saveState(ctx, l.Svc.Store(), ns, st) // keep the log of what was changed
+			return nil, err
+		}
+	}
+	run.Millis = time.Since(start).Milliseconds()
+	st.Warm = append(st.Warm, *run)
+	if err := saveState(ctx, l.Svc.Store(), ns, st); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// Revert undoes every importance adjustment of the loops in namespace ns
+// that nobody changed since.
+func (l *Loops) Revert(ctx context.Context, c mnemo.Caller, ns string) ([]AdjustmentEvent, error) {
+	ns = nsOf(ns)
+	defer l.lock(ns)()
+	st, err := loadState(ctx, l.Svc.Store(), ns)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := l.Teacher.Revert(ctx, l.Svc, c, ns, st, l.now().UTC())
+	if serr := saveState(ctx, l.Svc.Store(), ns, st); err == nil {
+		err = serr
+	}
+	return ev, err
+}
