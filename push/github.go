@@ -103,8 +103,12 @@ func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("issues: %w", err)
 	}
-	var tasks []Task
-	var skipped []error
+	type cand struct {
+		t        Task
+		number   int
+		comments int
+	}
+	var cands []cand
 	for _, is := range issues {
 		if is.PullRequest != nil || (is.State != "" && is.State != "open") {
 			continue
@@ -114,39 +118,49 @@ func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 		for _, l := range is.Labels {
 			t.Labels = append(t.Labels, l.Name)
 		}
-		if !hasLabel(t.Labels, g.cfg.Label) || t.Title == "" {
-			continue
+		if hasLabel(t.Labels, g.cfg.Label) && t.Title != "" {
+			cands = append(cands, cand{t, is.Number, is.Comments})
 		}
-		if is.Comments > 0 {
+	}
+	var tasks []Task
+	var skipped []error
+	for i, c := range cands {
+		t := c.t
+		if c.comments > 0 {
 			cs, err := ghPages[ghComment](ctx, g, g.api.url(url.Values{"per_page": {"100"}},
-				"repos", g.owner, g.name, "issues", strconv.Itoa(is.Number), "comments"))
+				"repos", g.owner, g.name, "issues", strconv.Itoa(c.number), "comments"))
 			if err != nil {
 				skipped = append(skipped, fmt.Errorf("%s: comments: %w", t.ID, err))
 				var rl *RateLimitError
 				if errors.As(err, &rl) {
-					break // every further request would be refused too
+					// Every further request would be refused too.
+					if rest := len(cands) - 1 - i; rest > 0 {
+						skipped = append(skipped, fmt.Errorf("%d more not read", rest))
+					}
+					break
 				}
 				continue
 			}
-			for _, c := range cs {
-				cm := Comment{At: c.CreatedAt.UTC(), Text: c.Body}
-				if c.User != nil {
-					cm.Author = c.User.Login
+			for _, x := range cs {
+				cm := Comment{At: x.CreatedAt.UTC(), Text: x.Body}
+				if x.User != nil {
+					cm.Author = x.User.Login
 				}
 				t.Comments = append(t.Comments, cm)
 			}
 		}
 		tasks = append(tasks, t)
 	}
-	return tasks, skippedError(len(issues), skipped)
+	return tasks, skippedError(len(cands), len(tasks), skipped)
 }
 
-// skippedError joins the errors of the tasks that were skipped.
-func skippedError(n int, skipped []error) error {
+// skippedError joins the errors of the tasks that were skipped: of n
+// tasks, read were read completely.
+func skippedError(n, read int, skipped []error) error {
 	if len(skipped) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d tasks skipped until the next cycle: %w", len(skipped), n, errors.Join(skipped...))
+	return fmt.Errorf("%d of %d tasks skipped until the next cycle: %w", n-read, n, errors.Join(skipped...))
 }
 
 // ghPages reads every page of a listing, following rel="next" links on the

@@ -134,9 +134,7 @@ func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("work items: %w", err)
 	}
-	var tasks []Task
-	var skipped []error
-	n := 0
+	var cands []Task
 	for _, it := range items {
 		if it.ArchivedAt != nil || it.CompletedAt != nil || strings.TrimSpace(it.Name) == "" || it.ID == "" {
 			continue
@@ -160,17 +158,28 @@ func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 		if !hasLabel(t.Labels, p.cfg.Label) {
 			continue
 		}
-		n++
 		desc := it.Description
 		if desc == "" {
 			desc = stripHTML(it.DescHTML)
 		}
 		t.Paths = bodyPaths(desc)
-		cs, err := planePages[planeComment](ctx, p, "comments", "api", "v1", "workspaces", ws, "projects", pr, "work-items", it.ID, "comments", "")
+		t.Query = it.ID // the work item's uuid, for its comments; replaced below
+		cands = append(cands, t)
+	}
+	var tasks []Task
+	var skipped []error
+	for i, t := range cands {
+		itemID := t.Query
+		t.Query = ""
+		cs, err := planePages[planeComment](ctx, p, "comments", "api", "v1", "workspaces", ws, "projects", pr, "work-items", itemID, "comments", "")
 		if err != nil {
 			skipped = append(skipped, fmt.Errorf("%s: comments: %w", t.ID, err))
 			var rl *RateLimitError
 			if errors.As(err, &rl) {
+				// Every further request would be refused too.
+				if rest := len(cands) - 1 - i; rest > 0 {
+					skipped = append(skipped, fmt.Errorf("%d more not read", rest))
+				}
 				break
 			}
 			continue
@@ -188,7 +197,7 @@ func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 		}
 		tasks = append(tasks, t)
 	}
-	return tasks, skippedError(n, skipped)
+	return tasks, skippedError(len(cands), len(tasks), skipped)
 }
 
 type planePage[T any] struct {
