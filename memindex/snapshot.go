@@ -1,0 +1,691 @@
+package memindex
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"sort"
+	"unsafe"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Snapshots: a namespace written to a file and read back without reading
+// its rows again.
+//
+// A snapshot holds everything a Namespace searches with: the entries'
+// filter fields, the normalised vectors, the sign sketches, the inverted
+// index (terms, postings, each entry's distinct terms) and each thread's
+// order. Removed entries are left out and positions renumbered in order,
+// so a snapshot of a namespace equals one of the namespace rebuilt from
+// its rows in the same order. The per-access-level keyword statistics
+// are recounted from the entries when it is read.
+//
+// Layout (little-endian): a fixed header, the sections, each aligned to 8
+// bytes (the vectors and sketches to snapAlign, so that they can be
+// mapped on their own), then the directory (offset, length and CRC-32C of
+// each section) and a trailer holding the directory's offset, its CRC and
+// the magic again. A file cut short, overwritten in part or written by
+// another version fails the trailer, the directory's or a section's CRC
+// and is refused as a whole.
+//
+// Reading maps the big arrays (vectors, sketches, postings, term lists,
+// thread orders) in place: the Namespace then points into the bytes it was
+// read from, which must stay valid and writable (a private copy-on-write
+// mapping, or a heap buffer) for as long as the Namespace lives. Slices
+// that point into them have no spare capacity, so growing one copies it
+// out first; in-place edits (a vector rewritten, a posting deleted) write
+// to the private copy.
+
+const (
+	snapMagic   = "MNEMOIX1"
+	snapVersion = 1
+	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
+	snapHeader  = 64
+	snapTrailer = 24
+	entrySize   = 128
+)
+
+// The sections, in file order.
+const (
+	secLabel = iota
+	secStrings
+	secStringEnds
+	secEntries
+	secTags
+	secTerms
+	secPostingEnds
+	secPostings
+	secArena
+	secThreads
+	secThreadPos
+	secSkEnt
+	secVecs
+	secSigns
+	numSections
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// littleEndian is true on the hosts whose memory layout matches the file's.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// ErrSnapshot wraps every reason a snapshot is refused.
+var ErrSnapshot = errors.New("invalid index snapshot")
+
+func snapErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrSnapshot, fmt.Sprintf(format, a...))
+}
+
+// SnapshotHeader is what a snapshot says of itself.
+type SnapshotHeader struct {
+	// Label identifies what the snapshot was taken of (the store, the
+	// namespace, the version of the store's state it belongs to); the
+	// caller sets it when writing and checks it when reading.
+	Label string
+	// Seq is the change stamp the namespace reflected when written.
+	Seq int64
+	// Entries is the number of entries.
+	Entries int
+}
+
+// snapWriter writes sections and remembers where each went.
+type snapWriter struct {
+	w    *bufio.Writer
+	off  int64
+	dir  [numSections][3]uint64 // offset, length, crc
+	cur  int
+	crc  uint32
+	sec0 int64
+	err  error
+	buf  [8]byte
+}
+
+func (s *snapWriter) write(p []byte) {
+	if s.err != nil {
+		return
+	}
+	_, s.err = s.w.Write(p)
+	s.off += int64(len(p))
+	s.crc = crc32.Update(s.crc, castagnoli, p)
+}
+
+func (s *snapWriter) pad(align int64) {
+	if n := (align - s.off%align) % align; n > 0 {
+		z := make([]byte, n)
+		if s.err == nil {
+			_, s.err = s.w.Write(z)
+		}
+		s.off += n
+	}
+}
+
+func (s *snapWriter) begin(sec int, align int64) {
+	s.pad(align)
+	s.cur, s.crc, s.sec0 = sec, 0, s.off
+}
+
+func (s *snapWriter) end() {
+	s.dir[s.cur] = [3]uint64{uint64(s.sec0), uint64(s.off - s.sec0), uint64(s.crc)}
+}
+
+func (s *snapWriter) u32(v uint32) {
+	binary.LittleEndian.PutUint32(s.buf[:4], v)
+	s.write(s.buf[:4])
+}
+
+func (s *snapWriter) u64(v uint64) {
+	binary.LittleEndian.PutUint64(s.buf[:8], v)
+	s.write(s.buf[:8])
+}
+
+// WriteSnapshot writes the namespace to w in the snapshot format, stamped
+// with label and seq; key encodes a row key. It runs under the read lock
+// (it changes nothing).
+func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key func(K) uint64) error {
+	// Live entries in order, and the renumbering.
+	keys := make([]K, len(n.ents))
+	for k, i := range n.pos {
+		keys[i] = k
+	}
+	newPos := make([]int32, len(n.ents))
+	live := make([]int32, 0, len(n.ents))
+	for i := range n.ents {
+		newPos[i] = -1
+		if n.ents[i].Seq != -1 {
+			newPos[i] = int32(len(live))
+			live = append(live, int32(i))
+		}
+	}
+	// The string table: every distinct string of the entries and the
+	// terms, in first-seen order.
+	strID := map[string]uint32{}
+	var strs []string
+	ref := func(s string) uint32 {
+		if id, ok := strID[s]; ok {
+			return id
+		}
+		id := uint32(len(strs))
+		strID[s] = id
+		strs = append(strs, s)
+		return id
+	}
+	terms := make([]string, len(n.kw.postings))
+	for t, id := range n.kw.terms {
+		terms[id] = t
+	}
+	termRefs := make([]uint32, len(terms))
+	for id, t := range terms {
+		termRefs[id] = ref(t)
+	}
+	type entRefs struct{ s [8]uint32 }
+	refs := make([]entRefs, len(live))
+	var tags []uint32
+	tagOff := make([]uint32, len(live))
+	for j, i := range live {
+		e := &n.ents[i]
+		refs[j].s = [8]uint32{ref(e.ID), ref(string(e.Layer)), ref(string(e.Kind)), ref(e.Scope),
+			ref(e.Component), ref(e.Mission), ref(e.Thread), ref(e.Outcome)}
+		tagOff[j] = uint32(len(tags))
+		for _, t := range e.Tags {
+			tags = append(tags, ref(t))
+		}
+	}
+	threads := make([]string, 0, len(n.thr))
+	for t := range n.thr {
+		threads = append(threads, t)
+	}
+	sort.Strings(threads)
+	threadRefs := make([]uint32, len(threads))
+	for i, t := range threads {
+		threadRefs[i] = ref(t)
+	}
+
+	sw := &snapWriter{w: bufio.NewWriterSize(w, 1<<20)}
+	// Header.
+	var h [snapHeader]byte
+	copy(h[:8], snapMagic)
+	binary.LittleEndian.PutUint32(h[8:], snapVersion)
+	flags := uint32(0)
+	if n.sketching {
+		flags |= 1
+	}
+	binary.LittleEndian.PutUint32(h[12:], flags)
+	binary.LittleEndian.PutUint64(h[16:], uint64(seq))
+	binary.LittleEndian.PutUint64(h[24:], uint64(len(live)))
+	binary.LittleEndian.PutUint64(h[32:], uint64(len(strs)))
+	binary.LittleEndian.PutUint64(h[40:], uint64(len(terms)))
+	binary.LittleEndian.PutUint64(h[48:], uint64(len(threads)))
+	binary.LittleEndian.PutUint64(h[56:], uint64(n.sketchDim))
+	sw.write(h[:])
+	hdrCRC := sw.crc
+
+	sw.begin(secLabel, 8)
+	sw.write([]byte(label))
+	sw.end()
+
+	sw.begin(secStrings, 8)
+	for _, s := range strs {
+		sw.write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
+	sw.end()
+	sw.begin(secStringEnds, 8)
+	end := uint64(0)
+	for _, s := range strs {
+		end += uint64(len(s))
+		sw.u64(end)
+	}
+	sw.end()
+
+	// Vectors, arena and sketches are renumbered as the entries are.
+	words := 0
+	if n.sketchDim > 0 {
+		words = sketchWords(n.sketchDim)
+	}
+	var vecOff, tOff, skOff uint64
+	sw.begin(secEntries, 8)
+	var eb [entrySize]byte
+	for j, i := range live {
+		e := &n.ents[i]
+		le := binary.LittleEndian
+		le.PutUint64(eb[0:], key(keys[i]))
+		le.PutUint64(eb[8:], uint64(e.Seq))
+		le.PutUint64(eb[16:], uint64(e.Created))
+		le.PutUint64(eb[24:], uint64(e.ValidFrom))
+		le.PutUint64(eb[32:], uint64(e.ValidTo))
+		le.PutUint64(eb[40:], math.Float64bits(e.Criticality))
+		le.PutUint64(eb[48:], uint64(int64(e.AccessLevel)))
+		le.PutUint64(eb[56:], vecOff)
+		for k, r := range refs[j].s {
+			le.PutUint32(eb[64+4*k:], r)
+		}
+		le.PutUint32(eb[96:], tagOff[j])
+		le.PutUint32(eb[100:], uint32(len(e.Tags)))
+		le.PutUint32(eb[104:], uint32(e.dim))
+		sk := int32(-1)
+		if e.sk >= 0 && n.sketching {
+			sk = int32(skOff)
+			skOff += uint64(words)
+		}
+		le.PutUint32(eb[108:], uint32(sk))
+		le.PutUint32(eb[112:], uint32(e.dl))
+		le.PutUint32(eb[116:], uint32(tOff))
+		le.PutUint32(eb[120:], uint32(e.tLen))
+		fl := uint32(0)
+		if e.Deleted {
+			fl |= 1
+		}
+		if e.indexed {
+			fl |= 2
+		}
+		le.PutUint32(eb[124:], fl)
+		sw.write(eb[:])
+		vecOff += uint64(e.dim)
+		tOff += uint64(e.tLen)
+	}
+	sw.end()
+
+	sw.begin(secTags, 8)
+	for _, t := range tags {
+		sw.u32(t)
+	}
+	sw.end()
+
+	sw.begin(secTerms, 8)
+	for _, r := range termRefs {
+		sw.u32(r)
+	}
+	sw.end()
+
+	sw.begin(secPostingEnds, 8)
+	pend := uint64(0)
+	for _, ps := range n.kw.postings {
+		pend += uint64(len(ps))
+		sw.u64(pend)
+	}
+	sw.end()
+	sw.begin(secPostings, 8)
+	for _, ps := range n.kw.postings {
+		for _, p := range ps {
+			np := newPos[p.ent]
+			if np < 0 {
+				return fmt.Errorf("write snapshot: a posting names removed entry %d", p.ent)
+			}
+			sw.u32(uint32(np))
+			sw.u32(uint32(p.tf))
+		}
+	}
+	sw.end()
+
+	sw.begin(secArena, 8)
+	for _, i := range live {
+		e := &n.ents[i]
+		for _, t := range n.kw.arena[e.tOff : e.tOff+e.tLen] {
+			sw.u32(uint32(t))
+		}
+	}
+	sw.end()
+
+	sw.begin(secThreads, 8)
+	for i, t := range threads {
+		sw.u32(threadRefs[i])
+		sw.u32(uint32(len(n.thr[t])))
+	}
+	sw.end()
+	sw.begin(secThreadPos, 8)
+	for _, t := range threads {
+		for _, p := range n.thr[t] {
+			np := newPos[p]
+			if np < 0 {
+				return fmt.Errorf("write snapshot: thread %q names removed entry %d", t, p)
+			}
+			sw.u32(uint32(np))
+		}
+	}
+	sw.end()
+
+	sw.begin(secSkEnt, 8)
+	if n.sketching {
+		for j, i := range live {
+			if n.ents[i].sk >= 0 {
+				sw.u32(uint32(j))
+			}
+		}
+	}
+	sw.end()
+
+	sw.begin(secVecs, snapAlign)
+	for _, i := range live {
+		e := &n.ents[i]
+		if e.dim > 0 {
+			v := n.vecs[e.off : e.off+e.dim]
+			if littleEndian {
+				sw.write(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+			} else {
+				for _, x := range v {
+					sw.u32(math.Float32bits(x))
+				}
+			}
+		}
+	}
+	sw.end()
+
+	sw.begin(secSigns, snapAlign)
+	if n.sketching {
+		for _, i := range live {
+			if sk := n.ents[i].sk; sk >= 0 {
+				for _, x := range n.signs[sk : sk+words] {
+					sw.u64(x)
+				}
+			}
+		}
+	}
+	sw.end()
+
+	// Directory and trailer.
+	sw.pad(8)
+	dirOff := sw.off
+	sw.crc = hdrCRC
+	for _, d := range sw.dir {
+		sw.u64(d[0])
+		sw.u64(d[1])
+		sw.u64(d[2])
+	}
+	dirCRC := sw.crc
+	var t [snapTrailer]byte
+	binary.LittleEndian.PutUint64(t[0:], uint64(dirOff))
+	binary.LittleEndian.PutUint32(t[8:], dirCRC)
+	binary.LittleEndian.PutUint32(t[12:], snapVersion)
+	copy(t[16:], snapMagic)
+	sw.write(t[:])
+	if sw.err != nil {
+		return sw.err
+	}
+	return sw.w.Flush()
+}
+
+// snapFile is a parsed header and directory.
+type snapFile struct {
+	data                    []byte
+	flags                   uint32
+	seq                     int64
+	ents, strs, terms, thrs int
+	sketchDim               int
+	sec                     [numSections][3]uint64
+}
+
+func parseSnapshot(data []byte) (*snapFile, error) {
+	if len(data) < snapHeader+snapTrailer || string(data[:8]) != snapMagic {
+		return nil, snapErr("not a snapshot")
+	}
+	le := binary.LittleEndian
+	t := data[len(data)-snapTrailer:]
+	if string(t[16:24]) != snapMagic || le.Uint32(t[12:]) != snapVersion {
+		return nil, snapErr("cut short or of another version")
+	}
+	dirOff := le.Uint64(t[0:])
+	if dirOff > uint64(len(data)-snapTrailer) || uint64(len(data)-snapTrailer)-dirOff != numSections*24 {
+		return nil, snapErr("bad directory offset")
+	}
+	crc := crc32.Update(0, castagnoli, data[:snapHeader])
+	crc = crc32.Update(crc, castagnoli, data[dirOff:dirOff+numSections*24])
+	if crc != le.Uint32(t[8:]) {
+		return nil, snapErr("header or directory checksum mismatch")
+	}
+	f := &snapFile{data: data, flags: le.Uint32(data[12:]), seq: int64(le.Uint64(data[16:])),
+		ents: int(le.Uint64(data[24:])), strs: int(le.Uint64(data[32:])), terms: int(le.Uint64(data[40:])),
+		thrs: int(le.Uint64(data[48:])), sketchDim: int(le.Uint64(data[56:]))}
+	if le.Uint32(data[8:]) != snapVersion {
+		return nil, snapErr("version %d", le.Uint32(data[8:]))
+	}
+	for i := range numSections {
+		d := data[dirOff+uint64(24*i):]
+		off, n := le.Uint64(d), le.Uint64(d[8:])
+		if off > dirOff || n > dirOff-off {
+			return nil, snapErr("section %d out of bounds", i)
+		}
+		f.sec[i] = [3]uint64{off, n, le.Uint64(d[16:])}
+	}
+	return f, nil
+}
+
+func (f *snapFile) section(i int) []byte {
+	s := f.sec[i]
+	return f.data[s[0] : s[0]+s[1] : s[0]+s[1]]
+}
+
+func (f *snapFile) check(i int, b []byte) error {
+	if uint64(crc32.Checksum(b, castagnoli)) != f.sec[i][2] {
+		return snapErr("section %d checksum mismatch", i)
+	}
+	return nil
+}
+
+// PeekSnapshot returns the header of the snapshot in data after checking
+// its trailer and directory (not its sections).
+func PeekSnapshot(data []byte) (SnapshotHeader, error) {
+	f, err := parseSnapshot(data)
+	if err != nil {
+		return SnapshotHeader{}, err
+	}
+	return SnapshotHeader{Label: string(f.section(secLabel)), Seq: f.seq, Entries: f.ents}, nil
+}
+
+// SnapshotGrow returns a copy-on-write view of the n bytes at offset off
+// of the snapshot with room for extra more bytes after them (a second
+// mapping of the file), or nil when it cannot.
+type SnapshotGrow func(off, n, extra int) []byte
+
+// ReadSnapshot returns the namespace the snapshot in data holds, after
+// checking every section's checksum; key decodes a row key. The result
+// points into data (see above). grow, when not nil, maps the vectors and
+// sketches with room to append without copying them.
+func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGrow) (ns *Namespace[K], h SnapshotHeader, err error) {
+	if !littleEndian {
+		return nil, h, snapErr("big-endian host")
+	}
+	f, err := parseSnapshot(data)
+	if err != nil {
+		return nil, h, err
+	}
+	h = SnapshotHeader{Label: string(f.section(secLabel)), Seq: f.seq, Entries: f.ents}
+	defer func() {
+		if r := recover(); r != nil { // checksums passed but the content is inconsistent
+			ns, err = nil, snapErr("inconsistent: %v", r)
+		}
+	}()
+	// The big sections are checked on the other core while the rest is
+	// decoded.
+	sections := func(grown bool, idx int) []byte {
+		b := f.section(idx)
+		if grown && grow != nil && len(b) > 0 && f.sec[idx][0]%snapAlign == 0 {
+			if g := grow(int(f.sec[idx][0]), len(b), len(b)/4+(1<<20)); g != nil {
+				return g
+			}
+		}
+		return b
+	}
+	vecB, signB := sections(true, secVecs), sections(true, secSigns)
+	bigErr := make(chan error, 1)
+	go func() {
+		err := f.check(secVecs, vecB)
+		if err == nil {
+			err = f.check(secSigns, signB)
+		}
+		bigErr <- err
+	}()
+	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
+		secPostings, secArena, secThreads, secThreadPos, secSkEnt} {
+		if err := f.check(i, f.section(i)); err != nil {
+			<-bigErr
+			return nil, h, err
+		}
+	}
+	ns, err = decodeSnapshot(f, key, vecB, signB)
+	if berr := <-bigErr; berr != nil {
+		return nil, h, berr
+	}
+	if err != nil {
+		return nil, h, err
+	}
+	return ns, h, nil
+}
+
+// castSlice views b as a slice of T (b's alignment suits T), keeping b's
+// spare capacity.
+func castSlice[T any](b []byte) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if cap(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b[:1]))), cap(b)/size)[:len(b)/size]
+}
+
+func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB []byte) (*Namespace[K], error) {
+	le := binary.LittleEndian
+	strB := f.section(secStrings)
+	ends := castSlice[uint64](f.section(secStringEnds))
+	if len(ends) != f.strs {
+		return nil, snapErr("string table")
+	}
+	strs := make([]string, f.strs)
+	from := uint64(0)
+	for i, e := range ends {
+		strs[i] = unsafe.String(unsafe.SliceData(strB[from:e]), int(e-from))
+		from = e
+	}
+	entB := f.section(secEntries)
+	if len(entB) != f.ents*entrySize {
+		return nil, snapErr("entries")
+	}
+	tagRefs := castSlice[uint32](f.section(secTags))
+	tags := make([]string, len(tagRefs))
+	for i, r := range tagRefs {
+		tags[i] = strs[r]
+	}
+	vecs := castSlice[float32](vecB)
+	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
+		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), vecs: vecs, kw: newKeywordIndex(f.ents)}
+	arena := castSlice[int32](f.section(secArena))
+	var docs int
+	var total int64
+	var live int
+	for i := range f.ents {
+		b := entB[i*entrySize : (i+1)*entrySize]
+		e := &n.ents[i]
+		e.ID = strs[le.Uint32(b[64:])]
+		e.Layer = mnemo.Layer(strs[le.Uint32(b[68:])])
+		e.Kind = mnemo.Kind(strs[le.Uint32(b[72:])])
+		e.Scope = strs[le.Uint32(b[76:])]
+		e.Component = strs[le.Uint32(b[80:])]
+		e.Mission = strs[le.Uint32(b[84:])]
+		e.Thread = strs[le.Uint32(b[88:])]
+		e.Outcome = strs[le.Uint32(b[92:])]
+		if tn := le.Uint32(b[100:]); tn > 0 {
+			to := le.Uint32(b[96:])
+			e.Tags = tags[to : to+tn : to+tn]
+		}
+		e.Seq = int64(le.Uint64(b[8:]))
+		e.Created = int64(le.Uint64(b[16:]))
+		e.ValidFrom = int64(le.Uint64(b[24:]))
+		e.ValidTo = int64(le.Uint64(b[32:]))
+		e.Criticality = math.Float64frombits(le.Uint64(b[40:]))
+		e.AccessLevel = int(int64(le.Uint64(b[48:])))
+		e.off = int(le.Uint64(b[56:]))
+		e.dim = int(le.Uint32(b[104:]))
+		e.sk = int(int32(le.Uint32(b[108:])))
+		e.dl = int32(le.Uint32(b[112:]))
+		e.tOff = int32(le.Uint32(b[116:]))
+		e.tLen = int32(le.Uint32(b[120:]))
+		fl := le.Uint32(b[124:])
+		e.Deleted = fl&1 != 0
+		e.indexed = fl&2 != 0
+		if e.dim > 0 && e.off+e.dim > len(vecs) {
+			return nil, snapErr("vector of entry %d out of bounds", i)
+		}
+		if int(e.tOff)+int(e.tLen) > len(arena) || e.tOff < 0 || e.tLen < 0 {
+			return nil, snapErr("terms of entry %d out of bounds", i)
+		}
+		if e.indexed {
+			docs++
+			total += int64(e.dl)
+			live += int(e.tLen)
+		}
+		// e.hash stays 0: the text hash is per process, so the next write
+		// of the row indexes its text again.
+		n.pos[key(le.Uint64(b[0:]))] = i
+		n.byID[e.ID] = i
+	}
+	if len(n.pos) != f.ents {
+		return nil, snapErr("duplicate keys")
+	}
+	// Keyword index.
+	k := &n.kw
+	termRefs := castSlice[uint32](f.section(secTerms))
+	pends := castSlice[uint64](f.section(secPostingEnds))
+	posts := castSlice[posting](f.section(secPostings))
+	if len(termRefs) != f.terms || len(pends) != f.terms {
+		return nil, snapErr("terms")
+	}
+	k.terms = make(map[string]int32, len(termRefs)+len(termRefs)/4)
+	k.postings = make([][]posting, len(termRefs))
+	pfrom := uint64(0)
+	for id, r := range termRefs {
+		k.terms[strs[r]] = int32(id)
+		pe := pends[id]
+		k.postings[id] = posts[pfrom:pe:pe]
+		pfrom = pe
+	}
+	if pfrom != uint64(len(posts)) {
+		return nil, snapErr("postings")
+	}
+	k.arena = arena[:len(arena):len(arena)]
+	k.live, k.docs, k.totalLen = live, docs, total
+	// Thread order.
+	thrB := castSlice[uint32](f.section(secThreads))
+	thrPos := castSlice[int32](f.section(secThreadPos))
+	if len(thrB) != 2*f.thrs {
+		return nil, snapErr("threads")
+	}
+	if f.thrs > 0 {
+		n.thr = make(threadMembers, f.thrs)
+		at := 0
+		for i := 0; i < f.thrs; i++ {
+			name, cnt := strs[thrB[2*i]], int(thrB[2*i+1])
+			n.thr[name] = thrPos[at : at+cnt : at+cnt]
+			at += cnt
+		}
+		if at != len(thrPos) {
+			return nil, snapErr("thread positions")
+		}
+	}
+	// Sketches.
+	if f.flags&1 != 0 {
+		n.sketching, n.builds, n.sketchDim = true, 1, f.sketchDim
+		n.signs = castSlice[uint64](signB)
+		n.skEnt = castSlice[int32](f.section(secSkEnt))
+		n.skEnt = n.skEnt[:len(n.skEnt):len(n.skEnt)]
+		words := 0
+		if f.sketchDim > 0 {
+			words = sketchWords(f.sketchDim)
+		}
+		if words*len(n.skEnt) != len(n.signs) {
+			return nil, snapErr("sketches")
+		}
+		for i, p := range n.skEnt {
+			if p < 0 || int(p) >= f.ents || n.ents[p].sk != i*words {
+				return nil, snapErr("sketch slot %d", i)
+			}
+		}
+	}
+	n.CountLevels()
+	return n, nil
+}

@@ -1,0 +1,357 @@
+package memindex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// snapRow is one row of a test namespace.
+type snapRow struct {
+	key  int64
+	e    Entry
+	emb  []byte
+	text string
+}
+
+var snapWords = func() []string {
+	var w []string
+	for i := range 300 {
+		w = append(w, fmt.Sprintf("w%dx", i))
+	}
+	return w
+}()
+
+func randRow(rng *rand.Rand, key int64, dim int) snapRow {
+	e := Entry{ID: fmt.Sprintf("r%05d", key), Layer: mnemo.LayerDomain, Kind: mnemo.KindFact,
+		Scope: fmt.Sprintf("/s%d", rng.Intn(4)), AccessLevel: []int{0, 0, 0, 1, 2, 3}[rng.Intn(6)],
+		Created: int64(1000 + rng.Intn(5000)), ValidFrom: math.MinInt64, ValidTo: math.MaxInt64, Seq: key}
+	if rng.Intn(3) == 0 {
+		e.Thread = fmt.Sprintf("t%d", rng.Intn(20))
+	}
+	if rng.Intn(4) == 0 {
+		e.Tags = []string{"a", fmt.Sprintf("tag%d", rng.Intn(3))}
+	}
+	if rng.Intn(15) == 0 {
+		e.Deleted = true
+	}
+	var text []byte
+	for range 3 + rng.Intn(10) {
+		// Zipf-ish: low indexes are common.
+		text = append(text, snapWords[int(math.Pow(rng.Float64(), 3)*float64(len(snapWords)))]...)
+		text = append(text, ' ')
+	}
+	var emb []byte
+	if dim > 0 {
+		emb = testVec(rng, dim)
+	}
+	return snapRow{key, e, emb, string(text)}
+}
+
+func snapBytes(t testing.TB, n *Namespace[int64], seq int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := n.WriteSnapshot(&buf, "label", seq, func(k int64) uint64 { return uint64(k) }); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readSnap(t testing.TB, b []byte) *Namespace[int64] {
+	t.Helper()
+	n, h, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Label != "label" {
+		t.Fatalf("label %q", h.Label)
+	}
+	return n
+}
+
+// sameAnswers fails unless a and b answer every keyword, IDF and vector
+// query identically at every clearance.
+func sameAnswers(t *testing.T, what string, a, b *Namespace[int64], rng *rand.Rand, dim int) {
+	sameAnswersMode(t, what, a, b, rng, dim, true)
+}
+
+// canonical orders hits of equal score by id: entries of equal score may
+// sit in another order in two indexes holding the same records (a row
+// written again after it was removed keeps its old position in one, takes
+// a new one in the other).
+func canonical(hs []mnemo.Hit) []mnemo.Hit {
+	hs = slices.Clone(hs)
+	slices.SortStableFunc(hs, func(x, y mnemo.Hit) int {
+		if x.Score != y.Score {
+			if x.Score > y.Score {
+				return -1
+			}
+			return 1
+		}
+		if x.ID < y.ID {
+			return -1
+		}
+		if x.ID > y.ID {
+			return 1
+		}
+		return 0
+	})
+	return hs
+}
+
+// sameAnswersMode is sameAnswers; with exactVectors false (sketched
+// namespaces whose stale sketch slots differ) vector answers need only
+// overlap.
+func sameAnswersMode(t *testing.T, what string, a, b *Namespace[int64], rng *rand.Rand, dim int, exactVectors bool) {
+	t.Helper()
+	now := time.Unix(0, 4000)
+	for cl := 0; cl <= 3; cl++ {
+		for q := range 40 {
+			terms := []string{snapWords[rng.Intn(len(snapWords))], snapWords[rng.Intn(40)], snapWords[q]}
+			f := mnemo.Filter{}
+			if q%5 == 1 {
+				f.ScopePrefix = "/s1"
+			}
+			c := Compile(mnemo.Scope{Namespace: "x", Clearance: cl}, f, now)
+			ka, kb := canonical(a.Keyword(terms, 1<<40, c, 5000)), canonical(b.Keyword(terms, 1<<40, c, 5000))
+			if !slices.Equal(ka, kb) {
+				t.Fatalf("%s: keyword %v at clearance %d:\n%v\n%v", what, terms, cl, ka, kb)
+			}
+			ia, ua := a.IDF(terms, cl)
+			ib, ub := b.IDF(terms, cl)
+			if ua != ub || fmt.Sprint(ia) != fmt.Sprint(ib) {
+				t.Fatalf("%s: idf %v at clearance %d: %v %v", what, terms, cl, ia, ib)
+			}
+			if dim > 0 {
+				v := make([]float32, dim)
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+				}
+				qv, _ := Normalize(v)
+				va, vb := a.Vector(qv, c, 20), b.Vector(qv, c, 20)
+				if !exactVectors {
+					common := 0
+					for _, h := range va {
+						if slices.ContainsFunc(vb, func(x mnemo.Hit) bool { return x.ID == h.ID }) {
+							common++
+						}
+					}
+					if common < len(va)/2 {
+						t.Fatalf("%s: vector at clearance %d: %d of %d in common", what, cl, common, len(va))
+					}
+				} else if !slices.Equal(va, vb) {
+					t.Fatalf("%s: vector at clearance %d:\n%v\n%v", what, cl, va, vb)
+				}
+			}
+		}
+	}
+	// Thread order and ids.
+	for id, i := range a.byID {
+		j, ok := b.byID[id]
+		if !ok || a.ents[i].Seq != b.ents[j].Seq {
+			t.Fatalf("%s: entry %s differs", what, id)
+		}
+	}
+	if len(a.byID) != len(b.byID) {
+		t.Fatalf("%s: %d ids, %d", what, len(a.byID), len(b.byID))
+	}
+	for th, ms := range a.thr {
+		var x, y []string
+		for _, p := range ms {
+			x = append(x, a.ents[p].ID)
+		}
+		for _, p := range b.thr[th] {
+			y = append(y, b.ents[p].ID)
+		}
+		if !slices.Equal(x, y) {
+			t.Fatalf("%s: thread %s: %v vs %v", what, th, x, y)
+		}
+	}
+	if len(a.thr) != len(b.thr) {
+		t.Fatalf("%s: %d threads, %d", what, len(a.thr), len(b.thr))
+	}
+}
+
+// rebuild returns a namespace loaded from rows in key order, as a store
+// loads one from its rows.
+func rebuild(rows map[int64]snapRow, dim int, sketches bool) *Namespace[int64] {
+	keys := make([]int64, 0, len(rows))
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	n := New[int64](len(keys), dim)
+	for _, k := range keys {
+		r := rows[k]
+		n.Put(k, r.e, r.emb, []byte(r.text))
+	}
+	if sketches {
+		n.BuildSketches()
+	}
+	return n
+}
+
+// TestSnapshotRoundTrip: a namespace read back from its snapshot answers
+// every query as the namespace itself and as one rebuilt from the same
+// rows, also after both take the same writes (in place and appended),
+// with per-clearance keyword statistics, thread neighbours and sketches.
+func TestSnapshotRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dim      int
+		sketches bool
+	}{{"no vectors", 0, false}, {"exact", 24, false}, {"sketches", 24, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewSource(7))
+			rows := map[int64]snapRow{}
+			n := New[int64](0, tc.dim)
+			if tc.sketches {
+				n.BuildSketches()
+			}
+			put := func(r snapRow) {
+				rows[r.key] = r
+				n.Put(r.key, r.e, r.emb, []byte(r.text))
+			}
+			for k := int64(1); k <= 600; k++ {
+				put(randRow(rng, k, tc.dim))
+			}
+			// Updates, level changes and removals before the snapshot.
+			for range 150 {
+				k := int64(1 + rng.Intn(600))
+				if _, ok := rows[k]; !ok {
+					continue
+				}
+				switch rng.Intn(3) {
+				case 0:
+					r := randRow(rng, k, tc.dim)
+					put(r)
+				case 1:
+					r := rows[k]
+					r.e.AccessLevel = rng.Intn(4)
+					put(r)
+				case 2:
+					delete(rows, k)
+					n.Remove(k)
+				}
+			}
+			b := snapBytes(t, n, 99)
+			m := readSnap(t, b)
+			// Stale sketch slots of the written namespace move its
+			// sketch search's candidate cut; the snapshot has none.
+			sameAnswersMode(t, "read back vs written", n, m, rand.New(rand.NewSource(1)), tc.dim, !tc.sketches)
+			full := rebuild(rows, tc.dim, tc.sketches)
+			sameAnswers(t, "read back vs rebuilt", full, m, rand.New(rand.NewSource(2)), tc.dim)
+
+			// The same writes on both afterwards, then a second generation.
+			for i := range 200 {
+				k := int64(1 + rng.Intn(700))
+				var r snapRow
+				switch {
+				case i%7 == 0:
+					if _, ok := rows[k]; ok {
+						delete(rows, k)
+						n.Remove(k)
+						m.Remove(k)
+					}
+					continue
+				case i%3 == 0 && rows[k].key != 0:
+					r = rows[k]
+					r.e.AccessLevel, r.e.Seq = rng.Intn(4), int64(1000+i) // same text
+				default:
+					r = randRow(rng, k, tc.dim)
+				}
+				rows[k] = r
+				n.Put(k, r.e, r.emb, []byte(r.text))
+				m.Put(k, r.e, r.emb, []byte(r.text))
+			}
+			sameAnswersMode(t, "after writes", n, m, rand.New(rand.NewSource(3)), tc.dim, !tc.sketches)
+			m2 := readSnap(t, snapBytes(t, m, 199))
+			sameAnswersMode(t, "second generation", n, m2, rand.New(rand.NewSource(4)), tc.dim, !tc.sketches)
+			sameAnswers(t, "second generation vs rebuilt", rebuild(rows, tc.dim, tc.sketches), m2, rand.New(rand.NewSource(5)), tc.dim)
+		})
+	}
+}
+
+// TestSnapshotCorrupt: a snapshot cut short anywhere, with any byte
+// changed, or of another label is refused, never read wrong.
+func TestSnapshotCorrupt(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	n := New[int64](0, 8)
+	n.BuildSketches()
+	for k := int64(1); k <= 200; k++ {
+		r := randRow(rng, k, 8)
+		n.Put(k, r.e, r.emb, []byte(r.text))
+	}
+	good := snapBytes(t, n, 5)
+	key := func(k uint64) int64 { return int64(k) }
+	if _, _, err := ReadSnapshot(good, key, nil); err != nil {
+		t.Fatal(err)
+	}
+	for cut := 0; cut < len(good); cut += 1 + cut/7 {
+		if _, _, err := ReadSnapshot(slices.Clone(good[:cut]), key, nil); !errors.Is(err, ErrSnapshot) {
+			t.Fatalf("cut at %d of %d: %v", cut, len(good), err)
+		}
+	}
+	for i := 0; i < len(good); i += 1 + rng.Intn(97) {
+		b := slices.Clone(good)
+		b[i] ^= 1 << rng.Intn(8)
+		_, _, err := ReadSnapshot(b, key, nil)
+		if err == nil {
+			// Only padding between sections is not covered.
+			if !isPadding(good, i) {
+				t.Fatalf("byte %d of %d changed, snapshot accepted", i, len(good))
+			}
+			continue
+		}
+		if !errors.Is(err, ErrSnapshot) {
+			t.Fatalf("byte %d: %v", i, err)
+		}
+	}
+	if h, err := PeekSnapshot(good); err != nil || h.Seq != 5 || h.Entries != 200 || h.Label != "label" {
+		t.Fatalf("peek: %+v %v", h, err)
+	}
+}
+
+// isPadding reports whether offset i of a snapshot lies between sections.
+func isPadding(b []byte, i int) bool {
+	f, err := parseSnapshot(b)
+	if err != nil {
+		return false
+	}
+	if i < snapHeader {
+		return false
+	}
+	dirOff := int(binary.LittleEndian.Uint64(b[len(b)-snapTrailer:]))
+	if i >= dirOff {
+		return false
+	}
+	for _, s := range f.sec {
+		if i >= int(s[0]) && i < int(s[0]+s[1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func BenchmarkSnapshotRead(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	n := New[int64](0, 384)
+	for k := int64(1); k <= 20000; k++ {
+		r := randRow(rng, k, 384)
+		n.Put(k, r.e, r.emb, []byte(r.text))
+	}
+	n.BuildSketches()
+	data := snapBytes(b, n, 1)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		readSnap(b, data)
+	}
+}
