@@ -163,8 +163,13 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 	seeds := append([]score.Weights{score.Default().Weights}, e.Seeds...)
 	tried := map[score.Weights]bool{base: true}
 	for _, s := range seeds {
+		// One bounded step towards the seed: shrunk until every intent's
+		// weights (derived from the general ones) move within the bound.
 		w := toward(base, s, MaxWeightStep)
-		if tried[w] || !CheckConfig(from.WithGeneral(w)).OK {
+		for k := 0; k < 20 && !CheckStep(from, from.WithGeneral(w)).OK; k++ {
+			w = toward(base, s, MaxWeightStep*math.Pow(0.85, float64(k+1)))
+		}
+		if tried[w] || !CheckConfig(from.WithGeneral(w)).OK || !CheckStep(from, from.WithGeneral(w)).OK {
 			continue
 		}
 		tried[w] = true

@@ -461,3 +461,28 @@ func TestLoopsKeepNamespacesAndClearance(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The schedule: a namespace whose state is unreadable fails alone; the
+// others run.
+func TestRunnerIsolatesNamespaces(t *testing.T) {
+	f := open(t)
+	ctx := context.Background()
+	f.seed(t, "good", 6, 16, 7, 0)
+	f.seed(t, "bad", 4, 8, 8, 0)
+	if err := f.store.SetSetting(ctx, "loops/bad", "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.ApplyConfig(ctx, admin, "good", broken(f.svc), engine.ConfigChange{}); err != nil {
+		t.Fatal(err)
+	}
+	r := &loops.Runner{Loops: loops.New(f.svc), Caller: admin}
+	r.Tick(ctx)
+	m := r.Metrics()
+	if m["bad"].Failures != 1 || m["good"].WarmRuns != 1 || m["good"].ColdRuns != 1 || m["good"].Accepted != 1 {
+		t.Fatalf("metrics: %+v", m)
+	}
+	r.Tick(ctx) // nothing due in good: the warm run is fresh, the repair done
+	if m := r.Metrics(); m["good"].WarmRuns != 1 || m["good"].ColdRuns != 1 {
+		t.Errorf("second tick: %+v", m)
+	}
+}

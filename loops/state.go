@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -79,6 +78,3 @@ func (s *State) lastCold() *ColdRun {
 	}
 	return &s.Cold[len(s.Cold)-1]
 }
-
-// since reports whether t is set and after u.
-func after(t, u time.Time) bool { return !t.IsZero() && t.After(u) }

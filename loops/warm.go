@@ -175,3 +175,25 @@ func (l *Loops) Revert(ctx context.Context, c mnemo.Caller, ns string) ([]Adjust
 	}
 	return ev, err
 }
+
+// Evaluate scores the namespace's probes with the active configuration
+// and with cfg, changing nothing: the validation before and after, and
+// the number of probes.
+func (l *Loops) Evaluate(ctx context.Context, c mnemo.Caller, ns string, cfg engine.ScoringConfig) (before, after float64, probes int, err error) {
+	ns = nsOf(ns)
+	kept, _, _, err := l.probes(ctx, c, ns)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	a, err := l.Teacher.Score(ctx, l.Svc, c, ns, kept)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	b, err := l.Teacher.Score(engine.WithConfig(ctx, cfg), l.Svc, c, ns, kept)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	before, _ = mean(a)
+	after, _ = mean(b)
+	return before, after, len(kept), nil
+}

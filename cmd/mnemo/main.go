@@ -67,6 +67,8 @@ func init() {
 		"capture":  {summary: "Claude Code UserPromptSubmit hook: capture the prompt into a bare git repository", raw: runCapture},
 		"prompts":  {summary: "prompt corpus analytics (prompts stats --repo PATH)", raw: promptsRaw},
 		"analyze":  {summary: "coding-agent session cost analysis (analyze sessions [DIR])", raw: analyzeRaw},
+		"config":   {summary: "the namespace's scoring configuration, versioned (config show|history|diff A B|rollback N|apply FILE)", run: cmdConfig},
+		"loop":     {summary: "the loops that keep memory good (loop warm|cold [--once] | status | approve ID | reject ID | revert)", run: cmdLoop},
 	}
 	for name, c := range extraCommands {
 		commands[name] = c

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -76,6 +78,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	allowedOrigins := fs.String("allowed-origins", "", "comma-separated browser origins (scheme://host[:port]) allowed to call the server, with CORS")
 	bodyTimeout := fs.Duration("body-timeout", 30*time.Second, "longest time to receive a JSON request body (imports: 5 minutes)")
 	maxExports := fs.Int("max-exports", 2, "exports one key runs at once (more: 429)")
+	runLoops := fs.Bool("loops", false, "run the loops in the background for every namespace: warm every --warm-every, cold when the validation score falls below --threshold (checked every --cold-every)")
+	warmEvery := fs.Duration("warm-every", 24*time.Hour, "with --loops: time between warm runs of a namespace")
+	coldEvery := fs.Duration("cold-every", time.Hour, "with --loops: how often the cold loop checks whether it is due")
+	approval := fs.String("approval", "auto", "with --loops: auto applies a patch the Mentor accepts; manual queues it for `mnemo loop approve`")
+	threshold := fs.Float64("threshold", loops.DefaultThreshold, "with --loops: the validation score below which the cold loop repairs")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -105,6 +112,10 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *episodesEvery < 0 || (*episodesEvery > 0 && *episodesEvery < time.Minute) {
 		return usagef("--episodes-every must be 0 (never) or at least a minute")
+	}
+	if *runLoops && (*warmEvery < time.Minute || *coldEvery < time.Minute || (*approval != "auto" && *approval != "manual") ||
+		!(*threshold > 0 && *threshold <= 1)) {
+		return usagef("--warm-every and --cold-every must be at least a minute, --approval auto or manual, --threshold within (0, 1]")
 	}
 	keep, err := parseDays(*retention)
 	if err != nil {
@@ -159,8 +170,19 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 			return svc.SummarizeIdle(ctx, time.Hour, 4)
 		})
 	}
+	if *runLoops {
+		l := loops.New(svc)
+		l.Manual, l.Threshold = *approval == "manual", *threshold
+		r := &loops.Runner{Loops: l, Caller: loopCaller, WarmEvery: *warmEvery, ColdEvery: *coldEvery, Log: log}
+		go r.Run(ctx)
+	}
 	return srv.Run(ctx, ln)
 }
+
+// loopCaller is who the server's loops run as: the administrator of the
+// database, seeing every record (each namespace's loops read and change
+// that namespace only).
+var loopCaller = mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel}
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
