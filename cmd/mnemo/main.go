@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,10 +235,31 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // printJSON writes v as indented JSON.
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	if !isTerminal(a.stdout) {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	// On a terminal, also escape what encoding/json passes through and a
+	// terminal may act on: C1 controls and bidirectional overrides.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	var out strings.Builder
+	for _, r := range b.String() {
+		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
+			fmt.Fprintf(&out, "\\u%04x", r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	_, err := io.WriteString(a.stdout, out.String())
+	return err
 }
 
 // stringList is a repeatable string flag.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -227,15 +228,20 @@ func background(ctx context.Context, log *slog.Logger, what string, first, every
 // retention, purges the ones forgotten longer ago.
 func expiryJob(svc *engine.Service, retention time.Duration) func(context.Context) (map[string]int, error) {
 	return func(ctx context.Context) (map[string]int, error) {
+		// A failure of expiry in one namespace does not hold up the purge
+		// of the others: both run, and the first error is reported.
 		n, err := svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
-		if err != nil || retention == 0 {
+		if retention == 0 || ctx.Err() != nil {
 			return n, err
 		}
-		p, err := svc.PurgeAll(ctx, retention)
+		p, perr := svc.PurgeAll(ctx, retention)
+		if n == nil {
+			n = map[string]int{}
+		}
 		for ns, k := range p {
 			n[ns] += k
 		}
-		return n, err
+		return n, cmp.Or(err, perr)
 	}
 }
 

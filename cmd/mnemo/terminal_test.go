@@ -52,7 +52,8 @@ func TestTerminalOutputEscapesControlCharacters(t *testing.T) {
 	if got := mustCLI(t, db, "", "show", id); !strings.Contains(got, "\x1b[2J") {
 		t.Fatalf("piped output changed the text: %q", got)
 	}
-	for _, args := range [][]string{{"show", id}, {"list"}, {"recall", "relay status"}, {"digest", "relay status"}, {"history", id}} {
+	for _, args := range [][]string{{"show", id}, {"list"}, {"recall", "relay status"}, {"digest", "relay status"}, {"history", id},
+		{"--json", "show", id}, {"--json", "recall", "relay status"}} {
 		master, slave := openPTY(t)
 		var got bytes.Buffer
 		done := make(chan struct{})
@@ -80,7 +81,7 @@ func TestTerminalOutputEscapesControlCharacters(t *testing.T) {
 				t.Errorf("mnemo %v wrote %q raw to the terminal: %q", args, raw, s)
 			}
 		}
-		if !strings.Contains(s, `\x1b[2J`) && args[0] != "list" && args[0] != "recall" && args[0] != "history" {
+		if !strings.Contains(s, `\x1b[2J`) && args[0] != "list" && args[0] != "recall" && args[0] != "history" && args[0] != "--json" {
 			t.Errorf("mnemo %v: the escape is not shown escaped: %q", args, s)
 		}
 	}
