@@ -347,6 +347,9 @@ func (rc RankConfig) Weights(i score.Intent) score.Weights {
 // presets are returned as they are.
 func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, override *score.Weights, minRel *float64) (RankConfig, error) {
 	rc := RankConfig{Preset: p, Candidates: s.candN, MinRelevance: minRel, DedupThreshold: nearDuplicate, override: override != nil}
+	if override != nil {
+		rc.Preset.Weights = *override
+	}
 	if p.Name != score.PresetDefault {
 		return rc, nil
 	}
