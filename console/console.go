@@ -348,14 +348,17 @@ func (c *Console) localNamespaces(ctx context.Context, cur string) []string {
 }
 
 // securityHeaders keeps the console's pages to their own origin: no
-// framing, no scripts, styles or images from elsewhere, no referrer.
+// framing, no scripts, styles or images from elsewhere, no referrer to
+// other sites.
 func securityHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: with no-referrer browsers send
+	// "Origin: null" on form posts, which the origin check refuses.
+	h.Set("Referrer-Policy", "same-origin")
 }
 
 func (c *Console) handleLoginPage(w http.ResponseWriter, r *http.Request) {
