@@ -30,6 +30,7 @@ type Namespace[K comparable] struct {
 	sketchBuf []float32
 	kw        keywordIndex
 	thr       threadMembers // each thread's entries in order, for document expansion
+	snapVecs                // checksums of the vectors read from a snapshot (snapshot.go)
 }
 
 // New returns an empty namespace sized for count records of vectors of
@@ -107,6 +108,9 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 		n.vecs = n.vecs[:len(n.vecs)+dim] // every element is written below
 	}
 	e.dim = dim
+	if ok {
+		n.vecWritten(i)
+	}
 	if dim > 0 {
 		v := n.vecs[e.off : e.off+dim]
 		var sum float64

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mnemo-dev/mnemo"
@@ -64,12 +66,17 @@ const (
 	secThreads
 	secThreadPos
 	secSkEnt
+	secVecCRC
 	secVecs
 	secSigns
 	numSections
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// SketchAsyncMin is the namespace size from which searches use sketches
+// once they are built (see Sketch).
+const SketchAsyncMin = sketchAsyncMin
 
 // littleEndian is true on the hosts whose memory layout matches the file's.
 var littleEndian = func() bool {
@@ -150,6 +157,9 @@ func (s *snapWriter) u64(v uint64) {
 // with label and seq; key encodes a row key. It runs under the read lock
 // (it changes nothing).
 func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key func(K) uint64) error {
+	if !n.VerifyVectors() {
+		return snapErr("a vector read from the snapshot it was loaded from is damaged")
+	}
 	// Live entries in order, and the renumbering.
 	keys := make([]K, len(n.ents))
 	for k, i := range n.pos {
@@ -361,13 +371,24 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	}
 	sw.end()
 
+	sw.begin(secVecCRC, 8)
+	for _, i := range live {
+		e := &n.ents[i]
+		c := uint32(0)
+		if e.dim > 0 {
+			c = crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli)
+		}
+		sw.u32(c)
+	}
+	sw.end()
+
 	sw.begin(secVecs, snapAlign)
 	for _, i := range live {
 		e := &n.ents[i]
 		if e.dim > 0 {
 			v := n.vecs[e.off : e.off+e.dim]
 			if littleEndian {
-				sw.write(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+				sw.write(floatBytes(v))
 			} else {
 				for _, x := range v {
 					sw.u32(math.Float32bits(x))
@@ -514,15 +535,9 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGr
 	}
 	vecB, signB := sections(true, secVecs), sections(true, secSigns)
 	bigErr := make(chan error, 1)
-	go func() {
-		err := f.check(secVecs, vecB)
-		if err == nil {
-			err = f.check(secSigns, signB)
-		}
-		bigErr <- err
-	}()
+	go func() { bigErr <- f.check(secSigns, signB) }()
 	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
-		secPostings, secArena, secThreads, secThreadPos, secSkEnt} {
+		secPostings, secArena, secThreads, secThreadPos, secSkEnt, secVecCRC} {
 		if err := f.check(i, f.section(i)); err != nil {
 			<-bigErr
 			return nil, h, err
@@ -621,12 +636,23 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		}
 		// e.hash stays 0: the text hash is per process, so the next write
 		// of the row indexes its text again.
-		n.pos[key(le.Uint64(b[0:]))] = i
-		n.byID[e.ID] = i
 	}
-	if len(n.pos) != f.ents {
-		return nil, snapErr("duplicate keys")
-	}
+	// The two maps by key and by id are filled on other cores meanwhile.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range f.ents {
+			n.pos[key(le.Uint64(entB[i*entrySize:]))] = i
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range n.ents {
+			n.byID[n.ents[i].ID] = i
+		}
+	}()
+	defer wg.Wait()
 	// Keyword index.
 	k := &n.kw
 	termRefs := castSlice[uint32](f.section(secTerms))
@@ -686,6 +712,83 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 			}
 		}
 	}
+	// Vectors are checked one by one when first used (a search reads
+	// few of them once sketches narrow it), or all now when there are no
+	// sketches (the search reads all of them anyway).
+	vcrc := castSlice[uint32](f.section(secVecCRC))
+	if len(vcrc) != f.ents {
+		return nil, snapErr("vector checksums")
+	}
+	n.vcrc = vcrc
+	n.vok = make([]atomic.Uint64, (f.ents+63)/64)
+	if !n.sketching && !n.VerifyVectors() {
+		return nil, snapErr("vector checksum mismatch")
+	}
 	n.CountLevels()
+	wg.Wait()
+	if len(n.pos) != f.ents {
+		return nil, snapErr("duplicate keys")
+	}
 	return n, nil
 }
+
+// floatBytes views v as bytes (little-endian hosts).
+func floatBytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
+
+// snapVecs checks the vectors of a namespace read from a snapshot as they
+// are first used, against the checksum of each the snapshot holds.
+type snapVecs struct {
+	vcrc    []uint32        // by entry position; positions beyond were added since
+	vok     []atomic.Uint64 // bit i: vector i checked, or written since
+	corrupt atomic.Bool     // a vector failed its check
+}
+
+// vecOK reports whether the vector of entry position i may be used: it
+// was not read from a snapshot, was written since, or matches its
+// checksum. A mismatch marks the namespace corrupt (see Corrupt). Safe
+// under the read lock.
+func (n *Namespace[K]) vecOK(i int) bool {
+	if i >= len(n.vcrc) {
+		return true
+	}
+	w, b := i/64, uint64(1)<<(i%64)
+	if n.vok[w].Load()&b != 0 {
+		return true
+	}
+	e := &n.ents[i]
+	if e.dim > 0 && crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli) != n.vcrc[i] {
+		n.corrupt.Store(true)
+		return false
+	}
+	n.vok[w].Or(b)
+	return true
+}
+
+// vecWritten notes that the vector of entry position i was written (under
+// the write lock).
+func (n *Namespace[K]) vecWritten(i int) {
+	if i < len(n.vcrc) {
+		n.vok[i/64].Or(uint64(1) << (i % 64))
+	}
+}
+
+// VerifyVectors checks every vector not checked yet and reports whether
+// all match their checksums.
+func (n *Namespace[K]) VerifyVectors() bool {
+	for i := range n.vcrc {
+		if !n.vecOK(i) {
+			return false
+		}
+	}
+	return !n.corrupt.Load()
+}
+
+// Corrupt reports whether a vector read from the snapshot the namespace
+// was loaded from failed its check: searches skipped it, so their answers
+// are to be discarded and the namespace loaded from its rows.
+func (n *Namespace[K]) Corrupt() bool { return n.corrupt.Load() }

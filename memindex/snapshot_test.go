@@ -303,9 +303,16 @@ func TestSnapshotCorrupt(t *testing.T) {
 	for i := 0; i < len(good); i += 1 + rng.Intn(97) {
 		b := slices.Clone(good)
 		b[i] ^= 1 << rng.Intn(8)
-		_, _, err := ReadSnapshot(b, key, nil)
+		m, _, err := ReadSnapshot(b, key, nil)
 		if err == nil {
-			// Only padding between sections is not covered.
+			// Vectors are checked when used; only padding between
+			// sections is not covered.
+			if f, _ := parseSnapshot(good); inSection(f, secVecs, i) {
+				if m.VerifyVectors() || !m.Corrupt() {
+					t.Fatalf("byte %d of the vectors changed, not detected", i)
+				}
+				continue
+			}
 			if !isPadding(good, i) {
 				t.Fatalf("byte %d of %d changed, snapshot accepted", i, len(good))
 			}
@@ -317,6 +324,46 @@ func TestSnapshotCorrupt(t *testing.T) {
 	}
 	if h, err := PeekSnapshot(good); err != nil || h.Seq != 5 || h.Entries != 200 || h.Label != "label" {
 		t.Fatalf("peek: %+v %v", h, err)
+	}
+}
+
+func inSection(f *snapFile, sec, i int) bool {
+	return i >= int(f.sec[sec][0]) && i < int(f.sec[sec][0]+f.sec[sec][1])
+}
+
+// TestSnapshotDamagedVector: a vector damaged in the file is caught by the
+// first search that reads it, which flags the namespace corrupt.
+func TestSnapshotDamagedVector(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	n := New[int64](0, 16)
+	n.BuildSketches()
+	var last snapRow
+	for k := int64(1); k <= 300; k++ {
+		last = randRow(rng, k, 16)
+		last.e.Deleted = false
+		n.Put(k, last.e, last.emb, []byte(last.text))
+	}
+	b := snapBytes(t, n, 1)
+	f, _ := parseSnapshot(b)
+	end := int(f.sec[secVecs][0] + f.sec[secVecs][1])
+	b[end-3] ^= 0x40 // the last vector: the last entry's
+	m := readSnap(t, b)
+	if m.Corrupt() {
+		t.Fatal("corrupt before any use")
+	}
+	q := make([]float32, 16)
+	for j := range q {
+		q[j] = math.Float32frombits(binary.LittleEndian.Uint32(last.emb[4*j:]))
+	}
+	q, _ = Normalize(q)
+	c := Compile(mnemo.Scope{Namespace: "x", Clearance: 3}, mnemo.Filter{}, time.Unix(0, 4000))
+	for _, h := range m.Vector(q, c, 5) {
+		if h.ID == last.e.ID {
+			t.Fatalf("the damaged vector was scored: %v", h)
+		}
+	}
+	if !m.Corrupt() {
+		t.Fatal("damaged vector not detected")
 	}
 }
 

@@ -67,7 +67,7 @@ func (idx *Namespace[K]) Vector(q []float32, c *Cond, n int) []mnemo.Hit {
 			h := make(hitHeap, 0, n+1)
 			for i := lo; i < hi; i++ {
 				e := &idx.ents[i]
-				if e.dim != len(q) || !c.Matches(e) {
+				if e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) {
 					continue
 				}
 				score := dot(q, idx.vecs[e.off:e.off+e.dim])
@@ -203,7 +203,7 @@ func (idx *Namespace[K]) sketchSearch(q []float32, c *Cond, n int) []mnemo.Hit {
 		}
 		i := int(idx.skEnt[k])
 		e := &idx.ents[i]
-		if e.sk != k*words || e.dim != len(q) || !c.Matches(e) { // a stale slot, or filtered out
+		if e.sk != k*words || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
 			continue
 		}
 		admitted++

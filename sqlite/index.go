@@ -21,6 +21,7 @@ type index struct {
 	// refreshing admits one refresh at a time (see acquire).
 	refreshing sync.Mutex
 	ns         map[string]*memindex.Namespace[int64]
+	snaps      map[string]*nsSnap // snapshot state of each loaded namespace
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[int64])} }
@@ -99,7 +100,30 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 		return err
 	}
 	if cur > s.idx.seq && len(s.idx.ns) > 0 {
-		rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE seq > ? AND seq <= ?`, s.idx.seq, cur)
+		// Purged rows first: a row written since may have taken a purged
+		// row's rowid.
+		rows, err := tx.QueryContext(ctx, `SELECT rowid_, namespace FROM deleted_rows WHERE seq > ? AND seq <= ?`, s.idx.seq, cur)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var rowid int64
+			var space string
+			if err := rows.Scan(&rowid, &space); err != nil {
+				rows.Close()
+				return err
+			}
+			if n := s.idx.ns[space]; n != nil {
+				n.Remove(rowid)
+				s.idx.snap(space).changed++
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE seq > ? AND seq <= ?`, s.idx.seq, cur)
 		if err != nil {
 			return err
 		}
@@ -114,26 +138,7 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 			}
 			if n := s.idx.ns[space]; n != nil {
 				n.Put(rowid, e, emb, text)
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		rows, err = tx.QueryContext(ctx, `SELECT rowid_, namespace FROM deleted_rows WHERE seq > ? AND seq <= ?`, s.idx.seq, cur)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var rowid int64
-			var space string
-			if err := rows.Scan(&rowid, &space); err != nil {
-				rows.Close()
-				return err
-			}
-			if n := s.idx.ns[space]; n != nil {
-				n.Remove(rowid)
+				s.idx.snap(space).changed++
 			}
 		}
 		err = rows.Err()
@@ -143,6 +148,16 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 		}
 	}
 	if _, ok := s.idx.ns[ns]; !ok {
+		n, _, err := s.loadSnapshot(ctx, tx, ns, cur)
+		if err != nil {
+			return err
+		}
+		if n != nil {
+			s.idx.ns[ns] = n
+		}
+	}
+	if _, ok := s.idx.ns[ns]; !ok {
+		s.idx.snap(ns).seq = 0 // no usable snapshot: write one
 		var count, blob int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(length(embedding)), 0) FROM records WHERE namespace = ?`, ns).Scan(&count, &blob); err != nil {
 			return err
@@ -163,6 +178,7 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 	}
 	s.idx.ns[ns].Sketch(&s.idx.mu)
 	s.idx.seq = cur
+	s.maybeSnapshot()
 	return nil
 }
 

@@ -202,12 +202,21 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	if q == nil {
 		return nil, nil
 	}
-	idx, err := s.acquire(ctx, sc.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: vector: %w", err)
+	for try := 0; ; try++ {
+		idx, err := s.acquire(ctx, sc.Namespace)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: vector: %w", err)
+		}
+		hits := idx.Vector(q, memindex.Compile(sc, f, s.now()), n)
+		corrupt := idx.Corrupt()
+		s.idx.mu.RUnlock()
+		if !corrupt || try > 0 {
+			return hits, nil
+		}
+		// A vector of the snapshot the index was read from is damaged:
+		// load the namespace from its rows and search again.
+		s.dropSnapshotIndex(sc.Namespace, idx)
 	}
-	defer s.idx.mu.RUnlock()
-	return idx.Vector(q, memindex.Compile(sc, f, s.now()), n), nil
 }
 
 // IDF returns the inverse document frequency, over the records of the

@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -61,6 +62,9 @@ type Options struct {
 	// and records above the caller's clearance included, so its scores
 	// leak them: it is for benchmarks and tests, never for serving.
 	FTSKeyword bool
+	// NoIndexSnapshots loads every namespace's index from its rows and
+	// writes no snapshot of it (see snapshot.go).
+	NoIndexSnapshots bool
 }
 
 // Store is a mnemo.Store on a SQLite file. It is safe for concurrent use.
@@ -73,6 +77,13 @@ type Store struct {
 	idx        *index
 	cache      *recordCache // nil when disabled
 	ftsKeyword bool
+
+	schema      int  // the highest migration applied
+	noSnapshots bool // Options.NoIndexSnapshots
+	opened      time.Time
+	closing     context.Context // cancelled by Close: background snapshots stop
+	stop        context.CancelFunc
+	snapWG      sync.WaitGroup
 }
 
 var _ mnemo.Store = (*Store)(nil)
@@ -111,7 +122,9 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxIdleTime(0)
 	wdb.SetConnMaxLifetime(0)
-	s := &Store{path: opt.Path, now: opt.Now, wdb: wdb, ftsKeyword: opt.FTSKeyword}
+	s := &Store{path: opt.Path, now: opt.Now, wdb: wdb, ftsKeyword: opt.FTSKeyword,
+		noSnapshots: opt.NoIndexSnapshots, opened: time.Now()}
+	s.closing, s.stop = context.WithCancel(context.Background())
 	switch {
 	case opt.CacheBytes == 0:
 		s.cache = newRecordCache(64 << 20)
@@ -139,8 +152,12 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 // Path returns the database file path.
 func (s *Store) Path() string { return s.path }
 
-// Close releases the database handles.
+// Close releases the database handles, first writing the index snapshots
+// this process should leave behind (see snapshot.go).
 func (s *Store) Close() error {
+	s.stop()
+	s.snapWG.Wait()
+	s.snapshotOnClose(context.Background())
 	err := s.rdb.Close()
 	if werr := s.wdb.Close(); err == nil {
 		err = werr
@@ -182,6 +199,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("sqlite: migrate: two migrations numbered %d: %s and %s",
 				ms[i].version, filepath.Base(ms[i-1].name), filepath.Base(ms[i].name))
 		}
+	}
+	if len(ms) > 0 {
+		s.schema = ms[len(ms)-1].version
 	}
 	for _, m := range ms {
 		body, err := migrations.ReadFile(m.name)
