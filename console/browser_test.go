@@ -165,6 +165,8 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Fatalf("history after edit:\n%s", s)
 	}
 	shot("record")
+	do("history", chromedp.ScrollIntoView(chromedp.ID("hist-h")))
+	shot("record-history")
 
 	// The digest playground carries the edit.
 	do("digest",

@@ -77,5 +77,12 @@ if ! out=$(go run ./cmd/mnemo bench perf --quick 2>&1); then
 	exit 1
 fi
 
+# Chromium for the web console's browser test (console.TestConsoleInABrowser),
+# which skips with a message when no browser is found.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	echo "test: installing Chromium (apt-get install chromium) for the console's browser test"
+	apt_install --no-install-recommends chromium || echo "test: Chromium could not be installed: the console's browser test will be skipped" >&2
+fi
+
 echo "test: all packages"
 go test -count=1 ./...
