@@ -210,14 +210,18 @@ func (in Intern) Generate(ctx context.Context, svc *engine.Service, c mnemo.Call
 			p.Kind, p.Query = KindMasked, strings.Join(top(1, 5), " ")
 			out = append(out, p)
 		}
-		// Paraphrase: the most telling words, each replaced by a synonym
-		// the thesaurus knows (single words only).
+		// Paraphrase: the most telling words, the first two a thesaurus
+		// knows a synonym of replaced by it (single words only): a question
+		// put in other words, not a word salad.
 		if in.Thesaurus != nil {
 			var q []string
 			replaced := 0
 			for _, w := range ranked[:min(5, len(ranked))] {
 				syn := ""
 				for _, rel := range in.Thesaurus.Expand(w.surface) {
+					if replaced == 2 {
+						break
+					}
 					if rel.Relation == thesaurus.Synonym && !strings.ContainsAny(rel.Word, " -") && rel.Term != w.key {
 						syn = strings.ToLower(rel.Word)
 						break
