@@ -361,21 +361,25 @@ func securityHeaders(w http.ResponseWriter) {
 	h.Set("Referrer-Policy", "same-origin")
 }
 
+// loginCookie holds the sign-in form's CSRF token (double submit): no
+// server state exists for a browser until it signs in, so unsigned
+// visitors cannot crowd out the sessions of signed-in ones.
+const loginCookie = CookieName + "_login"
+
 func (c *Console) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w)
 	if !c.cfg.Keyed(r.Context()) {
 		http.Redirect(w, r, "/records", http.StatusSeeOther)
 		return
 	}
-	s := c.session(r)
-	if s == nil {
-		s = c.newSession(w, r, "", "") // holds the login form's CSRF token
-	}
+	token := randomToken()
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: token, Path: "/login", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	msg := ""
 	if r.URL.Query().Get("expired") != "" {
 		msg = "Your session ended or its key was revoked: sign in again."
 	}
-	c.render(w, r, http.StatusOK, "login", nil, map[string]any{"CSRF": s.csrf, "Next": safeNext(r.URL.Query().Get("next")), "Error": msg})
+	c.render(w, r, http.StatusOK, "login", nil, map[string]any{"CSRF": token, "Next": safeNext(r.URL.Query().Get("next")), "Error": msg})
 }
 
 // safeNext keeps a post-login redirect on this console.
@@ -389,9 +393,11 @@ func safeNext(next string) string {
 func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w)
 	form, err := readForm(w, r)
-	s := c.session(r)
 	if err == nil {
-		err = checkCSRF(s, form)
+		ck, cerr := r.Cookie(loginCookie)
+		if cerr != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(form.Get("csrf"))) != 1 {
+			err = mnemo.Errorf(mnemo.EFORBIDDEN, "the sign-in form's CSRF token is missing or stale: reload the page and try again")
+		}
 	}
 	if err != nil {
 		c.fail(w, r, nil, err)
@@ -400,7 +406,7 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	secret := strings.TrimSpace(form.Get("key"))
 	next := safeNext(form.Get("next"))
 	fail := func(msg string) {
-		c.render(w, r, http.StatusUnauthorized, "login", nil, map[string]any{"CSRF": s.csrf, "Next": next, "Error": msg})
+		c.render(w, r, http.StatusUnauthorized, "login", nil, map[string]any{"CSRF": form.Get("csrf"), "Next": next, "Error": msg})
 	}
 	if secret == "" {
 		fail("Enter an API key.")
@@ -419,8 +425,9 @@ func (c *Console) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if err != nil && len(key.Namespaces) > 0 {
 		ns = key.Namespaces[0] // the key has no default namespace: start in its first
 	}
-	// A new session id on sign-in: an id planted before cannot be reused.
-	c.dropSession(w, s)
+	// A new session on sign-in: an id planted before is never reused.
+	c.dropSession(w, c.session(r))
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/login", MaxAge: -1})
 	c.newSession(w, r, secret, ns)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -18,73 +18,80 @@ func (s *Service) RecentRetrievals(ctx context.Context, c mnemo.Caller, ns strin
 	if offset < 0 || limit <= 0 || limit > 500 {
 		return nil, false, mnemo.Errorf(mnemo.EINVALID, "page offset %d, limit %d: want offset >= 0 and limit 1..500", offset, limit)
 	}
-	if offset+limit > maxRetrievalWindow {
-		return nil, false, nil
-	}
-	sc := scopeOf(c, ns)
-	logs, err := s.store.Retrievals(ctx, sc.Namespace, maxRetrievalWindow)
-	if err != nil {
+	logs, err := s.callerRetrievals(ctx, c, ns, all)
+	if err != nil || offset >= len(logs) {
 		return nil, false, err
 	}
-	var mine []mnemo.RetrievalLog
-	for _, l := range logs {
-		if all || l.Caller == c.Name {
-			mine = append(mine, l)
-		}
-	}
-	if offset >= len(mine) {
-		return nil, false, nil
-	}
-	end := min(offset+limit, len(mine))
-	page := mine[offset:end]
-	more = end < len(mine)
-	var ids []string
-	for _, l := range page {
-		ids = append(ids, l.IDs...)
-	}
-	visible := map[string]bool{}
-	if len(ids) > 0 {
-		recs, err := s.store.GetMany(ctx, sc, ids)
-		if err != nil {
-			return nil, false, err
-		}
-		for _, r := range recs {
-			visible[r.ID] = true
-		}
-	}
-	for _, l := range page {
-		v := l
-		v.IDs, v.Scores = nil, nil
-		for i, id := range l.IDs {
-			if visible[id] {
-				v.IDs = append(v.IDs, id)
-				if i < len(l.Scores) {
-					v.Scores = append(v.Scores, l.Scores[i])
-				}
-			}
-		}
-		out = append(out, v)
-	}
-	return out, more, nil
+	end := min(offset+limit, len(logs))
+	out, err = s.visibleHits(ctx, scopeOf(c, ns), logs[offset:end])
+	return out, end < len(logs), err
 }
 
 // Retrieval returns one entry of the namespace's retrieval log among the
 // 2000 most recent, as RecentRetrievals would show it to the caller.
 // Errors: ENOTFOUND when it is not there or not the caller's (all false).
 func (s *Service) Retrieval(ctx context.Context, c mnemo.Caller, ns, id string, all bool) (*mnemo.RetrievalLog, error) {
-	for off := 0; off < maxRetrievalWindow; off += 500 {
-		page, more, err := s.RecentRetrievals(ctx, c, ns, all, off, 500)
-		if err != nil {
-			return nil, err
-		}
-		for i := range page {
-			if page[i].ID == id {
-				return &page[i], nil
+	logs, err := s.callerRetrievals(ctx, c, ns, all)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range logs {
+		if l.ID == id {
+			out, err := s.visibleHits(ctx, scopeOf(c, ns), []mnemo.RetrievalLog{l})
+			if err != nil {
+				return nil, err
 			}
-		}
-		if !more {
-			break
+			return &out[0], nil
 		}
 	}
 	return nil, mnemo.Errorf(mnemo.ENOTFOUND, "no such retrieval")
+}
+
+// callerRetrievals reads the most recent entries of the log, the caller's
+// own only unless all.
+func (s *Service) callerRetrievals(ctx context.Context, c mnemo.Caller, ns string, all bool) ([]mnemo.RetrievalLog, error) {
+	logs, err := s.store.Retrievals(ctx, scopeOf(c, ns).Namespace, maxRetrievalWindow)
+	if err != nil || all {
+		return logs, err
+	}
+	mine := logs[:0]
+	for _, l := range logs {
+		if l.Caller == c.Name {
+			mine = append(mine, l)
+		}
+	}
+	return mine, nil
+}
+
+// visibleHits keeps, in copies of logs, the ids (and scores) of the
+// records sc may see.
+func (s *Service) visibleHits(ctx context.Context, sc mnemo.Scope, logs []mnemo.RetrievalLog) ([]mnemo.RetrievalLog, error) {
+	var ids []string
+	for _, l := range logs {
+		ids = append(ids, l.IDs...)
+	}
+	visible := map[string]bool{}
+	if len(ids) > 0 {
+		recs, err := s.store.GetMany(ctx, sc, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			visible[r.ID] = true
+		}
+	}
+	out := make([]mnemo.RetrievalLog, len(logs))
+	for i, l := range logs {
+		out[i] = l
+		out[i].IDs, out[i].Scores = nil, nil
+		for j, id := range l.IDs {
+			if visible[id] {
+				out[i].IDs = append(out[i].IDs, id)
+				if j < len(l.Scores) {
+					out[i].Scores = append(out[i].Scores, l.Scores[j])
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -214,8 +214,14 @@ func (s *Server) consoleAuth(r *http.Request, secret, ns string) (mnemo.Principa
 		r2.Header.Set(NamespaceHeader, ns)
 	}
 	p, k, err := s.authenticateRequest(r2, false)
-	if err != nil || k == nil {
+	if err != nil {
 		return p, k, err
+	}
+	if wait, ok := s.allow(p, r); !ok { // the API's rate limit holds for the console too
+		return mnemo.Principal{}, nil, mnemo.Errorf(mnemo.ERATELIMIT, "too many requests: retry in %s", wait.Round(time.Millisecond))
+	}
+	if k == nil {
+		return p, nil, nil
 	}
 	if k.Role == mnemo.RoleMetrics {
 		return mnemo.Principal{}, k, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role metrics: it may read /metrics only")
