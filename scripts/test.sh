@@ -84,5 +84,23 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	apt_install --no-install-recommends chromium || echo "test: Chromium could not be installed: the console's browser test will be skipped" >&2
 fi
 
+# ---- clients: the TypeScript and Python clients ----
+# Both suites run every client method against throwaway `mnemo serve`
+# processes (a keyed one and a rate-limited one) that clients/with-server.sh
+# starts; one binary is built for both.
+echo "test: TypeScript and Python clients against a real server"
+need npm || apt_install nodejs npm
+need python3 || apt_install python3
+if [ ! -d clients/typescript/node_modules ]; then
+	echo "test: installing clients/typescript (npm ci)"
+	(cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error)
+fi
+clients_tmp=$(mktemp -d)
+go build -o "$clients_tmp/mnemo" ./cmd/mnemo
+MNEMO_BIN="$clients_tmp/mnemo" clients/with-server.sh python3 -m unittest discover -s clients/python/tests
+(cd clients/typescript && npm run --silent build && MNEMO_BIN="$clients_tmp/mnemo" ../with-server.sh node --test test/)
+rm -rf "$clients_tmp"
+# ---- end of clients ----
+
 echo "test: all packages"
 go test -count=1 ./...

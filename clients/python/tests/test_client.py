@@ -1,8 +1,10 @@
 """Every method against a real `mnemo serve` (started by clients/with-server.sh),
 each answer validated against the server's OpenAPI document."""
 
+import contextlib
 import datetime as dt
 import io
+import os
 import re
 import time
 import unittest
@@ -52,6 +54,21 @@ class Version(unittest.TestCase):
         self.assertEqual(Mnemo.version, server)
         pyproject = (support.HERE.parent / "pyproject.toml").read_text(encoding="utf-8")
         self.assertIn(f'version = "{server}"', pyproject)
+
+
+class Readme(Base):
+    def test_the_readme_example_runs(self):
+        readme = (support.HERE.parent / "README.md").read_text(encoding="utf-8")
+        code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+        code = code.replace('"http://127.0.0.1:7077"', repr(self.url)).replace('"team-a"', '"client-a"')
+        out = io.StringIO()
+        os.environ["MNEMO_API_KEY"] = env("MNEMO_TEST_ADMIN_KEY")
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, "README.md", "exec"), {})
+        finally:
+            del os.environ["MNEMO_API_KEY"]
+        self.assertIn("72 hours", out.getvalue())
 
 
 class Records(Base):

@@ -4,8 +4,10 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { Mnemo, MnemoError, VERSION } from "../dist/index.js";
 import { named, routeSchema, validate } from "./openapi.mjs";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const env = (name) => {
   const v = process.env[name];
@@ -38,6 +40,30 @@ test("the version is the server's", () => {
   assert.equal(Mnemo.version, server);
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"));
   assert.equal(pkg.version, server);
+});
+
+test("the README example runs", async () => {
+  const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+  const dist = new URL("../dist/index.js", import.meta.url).href;
+  const code = readme
+    .match(/```ts\n([\s\S]*?)```/)[1]
+    .replace('from "mnemo-client"', `from ${JSON.stringify(dist)}`)
+    .replace('"http://127.0.0.1:7077"', JSON.stringify(baseUrl))
+    .replace('"team-a"', '"client-a"');
+  const file = join(mkdtempSync(join(tmpdir(), "mnemo-readme-")), "example.mjs");
+  writeFileSync(file, code);
+  const logged = [];
+  const log = console.log;
+  process.env.MNEMO_API_KEY = env("MNEMO_TEST_ADMIN_KEY");
+  console.log = (...a) => logged.push(a.join(" "));
+  try {
+    await import(pathToFileURL(file).href);
+  } finally {
+    console.log = log;
+    delete process.env.MNEMO_API_KEY;
+    rmSync(dirname(file), { recursive: true, force: true });
+  }
+  assert.ok(logged.some((l) => l.includes("72 hours")), logged.join("\n"));
 });
 
 test("ready", async () => {
