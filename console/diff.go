@@ -69,25 +69,20 @@ func wordDiff(a, b string) []seg {
 	return out
 }
 
-// splitWords splits text into words, each with the spaces after it.
+// splitWords splits text into words and the runs of spaces between them.
 func splitWords(s string) []string {
 	var out []string
 	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' || s[i] == '\n' || s[i] == '\t' {
-			j := i
-			for j < len(s) && (s[j] == ' ' || s[j] == '\n' || s[j] == '\t') {
-				j++
-			}
-			out = append(out, s[start:j])
-			start, i = j, j-1
+	for i := 1; i <= len(s); i++ {
+		if i == len(s) || isSpace(s[i]) != isSpace(s[i-1]) {
+			out = append(out, s[start:i])
+			start = i
 		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
 	}
 	return out
 }
+
+func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
 
 // change is one field that differs between two revisions.
 type change struct {

@@ -28,7 +28,7 @@ func TestCorrectInPlace(t *testing.T) {
 		t.Fatalf("edit: %d", st)
 	}
 	_, _, page := b.get("/record/" + id)
-	for _, want := range []string{"48 hours", "<del>72 </del><ins>48 </ins>", "importance: <del>0.50</del> → <ins>0.95</ins>", "Saved"} {
+	for _, want := range []string{"48 hours", "<del>72</del><ins>48</ins>", "importance: <del>0.50</del> → <ins>0.95</ins>", "Saved"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("record page lacks %q", want)
 		}

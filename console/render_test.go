@@ -30,7 +30,7 @@ func TestWordDiff(t *testing.T) {
 			b.WriteString(s.Text)
 		}
 	}
-	if got := b.String(); got != "due within {-72 }{+48 }hours of discovery" {
+	if got := b.String(); got != "due within {-72}{+48} hours of discovery" {
 		t.Fatalf("diff %q", got)
 	}
 }
