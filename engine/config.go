@@ -395,7 +395,7 @@ func (s *Service) AnswerProbe(ctx context.Context, c mnemo.Caller, ns, query str
 		return nil, err
 	}
 	a := &ProbeAnswer{}
-	var dd dedup
+	dd := dedup{threshold: rk.dedup}
 	for _, h := range rk.hits {
 		if len(dd.kept) == k {
 			break

@@ -99,7 +99,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		}
 	}
 	omitted := 0
-	var dd dedup
+	dd := dedup{threshold: rk.dedup}
 	for _, h := range order {
 		if dd.dup(h) {
 			omitted++

@@ -122,11 +122,11 @@ type termKeyworder interface {
 }
 
 // keywordExpansion returns the keyword hits of an expansion's terms.
-func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expansion, f mnemo.Filter) ([]mnemo.Hit, error) {
+func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expansion, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
 	if tk, ok := s.store.(termKeyworder); ok {
-		return tk.KeywordTerms(ctx, sc, e.terms, f, s.candN)
+		return tk.KeywordTerms(ctx, sc, e.terms, f, n)
 	}
-	return s.store.Keyword(ctx, sc, strings.Join(e.terms, " "), f, s.candN)
+	return s.store.Keyword(ctx, sc, strings.Join(e.terms, " "), f, n)
 }
 
 // Thesaurus returns the thesauri expanding queries (nil: none).

@@ -22,6 +22,7 @@ type ranking struct {
 	weights map[string]float64
 	triage  *mnemo.Triage
 	hits    []mnemo.ScoredRecord // best first; near-duplicates are dropped by the caller
+	dedup   float64              // the near-duplicate threshold (cosine)
 }
 
 // Recall returns the k best records for a query, each with its factor
@@ -39,7 +40,7 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 	if err != nil {
 		return nil, err
 	}
-	var dd dedup
+	dd := dedup{threshold: rk.dedup}
 	for _, h := range rk.hits {
 		if len(dd.kept) == req.K {
 			break
@@ -105,17 +106,14 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if err != nil {
 		return nil, err
 	}
-	if override != nil {
-		p.Weights = *override
-	} else if p.Name == score.PresetDefault {
-		tw, err := s.tunedWeights(ctx, sc.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		if tw != nil {
-			p.Weights = *tw
-		}
+	// The namespace's active scoring configuration (versions: tune, config
+	// apply, the cold loop): weights per intent, half-lives, floor,
+	// candidate count, relevance floor, near-duplicate threshold.
+	rc, err := s.rankConfig(ctx, sc.Namespace, p, override, minRel)
+	if err != nil {
+		return nil, err
 	}
+	p, minRel = rc.Preset, rc.MinRelevance
 	intent, err := score.ParseIntent(intentName)
 	if err != nil {
 		return nil, err
@@ -123,8 +121,8 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if intent == "" {
 		intent = score.Classify(query)
 	}
-	w := p.ForIntent(intent)
-	rk := &ranking{intent: intent, preset: p, weights: w.Map()}
+	w := rc.Weights(intent)
+	rk := &ranking{intent: intent, preset: p, weights: w.Map(), dedup: rc.DedupThreshold}
 	if p.ThreadWeight > 0 {
 		rk.weights[mnemo.FactorThread] = p.ThreadWeight
 	}
@@ -184,7 +182,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	go func() {
 		defer wg.Done()
 		if cq.text != "" {
-			vHits, vErr = s.store.Vector(ctx, sc, qv, f, s.candN)
+			vHits, vErr = s.store.Vector(ctx, sc, qv, f, rc.Candidates)
 		}
 	}()
 	if withCore {
@@ -196,12 +194,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}()
 	}
 	if cq.text != "" {
-		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, s.candN)
+		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, rc.Candidates)
 	}
 	expHits := make([][]mnemo.Hit, len(exps))
 	for i, e := range exps {
 		if kwErr == nil {
-			expHits[i], kwErr = s.keywordExpansion(ctx, sc, e, f)
+			expHits[i], kwErr = s.keywordExpansion(ctx, sc, e, f, rc.Candidates)
 		}
 	}
 	wg.Wait()
@@ -235,14 +233,14 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	// Every keyword search that returned fewer hits than asked returned
 	// every record holding its terms: a candidate none of them found holds
 	// none of the query's terms (nor related ones).
-	complete := len(kwHits) < s.candN
+	complete := len(kwHits) < rc.Candidates
 	for _, h := range kwHits {
 		kwRaw[h.ID] += h.Score
 		c := get(h.ID)
 		c.bm25, c.kwHit = h.Score, true
 	}
 	for i, hs := range expHits {
-		complete = complete && len(hs) < s.candN
+		complete = complete && len(hs) < rc.Candidates
 		for _, h := range hs {
 			kwRaw[h.ID] += expansionWeight * exps[i].mean * h.Score
 			get(h.ID).kwHit = true
@@ -411,8 +409,9 @@ const nearDuplicate = 0.97
 // contiguous slice: almost every pair is told apart by them alone, without
 // touching the scattered full vectors.
 type dedup struct {
-	kept   []mnemo.ScoredRecord
-	prefix []float32
+	kept      []mnemo.ScoredRecord
+	prefix    []float32
+	threshold float64 // cosine; 0 = nearDuplicate
 }
 
 const prefixDims = 64
@@ -431,7 +430,11 @@ func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 	if len(e) == 0 {
 		return false
 	}
-	const limit = 2 * (1 - nearDuplicate)
+	thr := d.threshold
+	if thr <= 0 {
+		thr = nearDuplicate
+	}
+	limit := float32(2 * (1 - thr))
 	var head [prefixDims]float32
 	copy(head[:], e)
 	var kw map[string]struct{}
@@ -448,7 +451,7 @@ func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 		if dist > limit {
 			continue
 		}
-		if ke := k.Record.Embedding; len(ke) == len(e) && closeVectors(e, ke) {
+		if ke := k.Record.Embedding; len(ke) == len(e) && closeVectors(e, ke, limit) {
 			if kw == nil {
 				kw = keywords(h.Record.Text)
 			}
@@ -461,12 +464,11 @@ func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 }
 
 // closeVectors reports whether two unit vectors have cosine similarity of
-// at least nearDuplicate, that is a squared distance of at most
-// 2·(1 − nearDuplicate). The distance is summed 16 dimensions at a time and
+// at least the threshold t, that is a squared distance of at most limit,
+// 2·(1 − t). The distance is summed 16 dimensions at a time and
 // the check stops as soon as the partial sum exceeds the limit, which for
 // unrelated vectors happens within the first few blocks.
-func closeVectors(a, b []float32) bool {
-	const limit = 2 * (1 - nearDuplicate)
+func closeVectors(a, b []float32, limit float32) bool {
 	var d float32
 	for i := 0; i < len(a); i += 16 {
 		end := min(i+16, len(a))

@@ -196,7 +196,7 @@ func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple,
 			return 0, 0, err
 		}
 		pos := map[string]int{}
-		var dd dedup
+		dd := dedup{threshold: rk.dedup}
 		for _, h := range rk.hits {
 			if !dd.dup(h) {
 				dd.add(h)
