@@ -305,7 +305,7 @@ func patchFromForm(cur *mnemo.Record, f url.Values) (mnemo.RecordPatch, error) {
 				d.Alternatives = append(d.Alternatives, mnemo.Alternative{Option: opt, Reason: strings.TrimSpace(reason)})
 			}
 		}
-		if jsonOf(&d) != jsonOf(cur.Decision) {
+		if jsonOf(&d) != jsonOf(cur.Decision) && (cur.Decision != nil || jsonOf(&d) != "{}") {
 			p.Decision = &d
 		}
 	}

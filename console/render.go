@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ var pageNames = []string{"login", "error", "records", "confirm", "record", "sear
 var funcs = template.FuncMap{
 	"f2":   func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"f3":   func(x float64) string { return fmt.Sprintf("%.3f", x) },
+	"num":  func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
 	"pct":  func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 	"whenp": func(t *time.Time) string {

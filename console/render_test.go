@@ -68,3 +68,14 @@ func TestSafeNextStaysOnTheConsole(t *testing.T) {
 		}
 	}
 }
+
+func TestUnchangedFormChangesNothing(t *testing.T) {
+	cur := &mnemo.Record{Text: "t", Scope: "/s", Importance: 0.955, Confidence: 1, Criticality: 0.1234, Kind: mnemo.KindDecision, Layer: mnemo.LayerWorkflow}
+	form := map[string][]string{"text": {"t"}, "scope": {"/s"}, "importance": {funcs["num"].(func(float64) string)(0.955)},
+		"confidence": {"1"}, "criticality": {"0.1234"}, "access_level": {"0"}, "kind": {"decision"}, "layer": {"workflow"},
+		"tags": {""}, "component": {""}, "mission": {""}, "thread": {""}, "d_title": {""}, "d_alternatives": {""}}
+	p, err := patchFromForm(cur, form)
+	if err != nil || !p.Empty() {
+		t.Fatalf("an unchanged form makes a patch: %+v %v", p, err)
+	}
+}
