@@ -166,7 +166,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	}
 	// Related terms stay out of the query's vector: on the evaluation's
 	// choice half they blurred it more than they helped.
-	qv, err := s.EmbedQuery(ctx, sc, searchText)
+	var st *queryStats
+	if searchText == cq.text {
+		st = fl.stats // read once for the floor and the query's vector
+	}
+	qv, err := s.embedQuery(ctx, sc, searchText, st)
 	if err != nil {
 		return nil, err
 	}
@@ -543,13 +547,29 @@ type weightedEmbedder interface {
 // more than a common one in the semantic channel too. The IDF counts only
 // the records sc sees, so the vector never depends on hidden ones.
 func (s *Service) EmbedQuery(ctx context.Context, sc mnemo.Scope, query string) ([]float32, error) {
+	return s.embedQuery(ctx, sc, query, nil)
+}
+
+// queryStats is the IDF of a query's terms over what a caller may see.
+type queryStats struct {
+	idf    map[string]float64
+	unseen float64
+}
+
+// embedQuery is EmbedQuery with the query's IDF already read (st, when
+// set, must be of the same text).
+func (s *Service) embedQuery(ctx context.Context, sc mnemo.Scope, query string, st *queryStats) ([]float32, error) {
 	we, ok1 := s.emb.(weightedEmbedder)
 	src, ok2 := s.store.(idfSource)
 	if ok1 && ok2 {
-		idf, unseen, err := src.IDF(ctx, sc, query)
-		if err != nil {
-			return nil, err
+		if st == nil {
+			idf, unseen, err := src.IDF(ctx, sc, query)
+			if err != nil {
+				return nil, err
+			}
+			st = &queryStats{idf, unseen}
 		}
+		idf, unseen := st.idf, st.unseen
 		if unseen > 0 {
 			return we.EmbedWeighted(ctx, query, func(stem string) float64 {
 				if v, ok := idf[stem]; ok {

@@ -123,6 +123,7 @@ type floor struct {
 	unseen []string           // query terms no visible record holds
 	want   map[string]bool    // the query's terms and related terms
 	found  map[string]bool    // present's answer, reused
+	stats  *queryStats        // the query's IDF, as read from the store
 	buf    []byte
 	cal    *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
@@ -305,6 +306,9 @@ func (s *Service) prepareFloor(ctx context.Context, sc mnemo.Scope, f *floor) er
 	idf, unseen, err := s.queryIDF(ctx, sc, f.q.text)
 	if err != nil {
 		return err
+	}
+	if idf != nil {
+		f.stats = &queryStats{idf, unseen}
 	}
 	f.docs = docsOf(unseen)
 	for _, t := range f.q.terms {
