@@ -89,8 +89,13 @@ func snapshotStale(st *nsSnap, size int) bool {
 	if size < snapshotMin || st.writing {
 		return false
 	}
-	return st.seq == 0 || st.changed >= max(500, size/50)
+	return st.seq == 0 || st.changed >= max(snapshotMinChanged, size/50)
 }
+
+// snapshotMinChanged is the least number of rows applied since a
+// namespace's snapshot that makes it worth writing again (a variable for
+// tests); above it, a fiftieth of the namespace.
+var snapshotMinChanged = 500
 
 func (s *Store) snapshotDir() string { return s.path + ".index" }
 
@@ -274,21 +279,24 @@ func (s *Store) recordSnapshot(ctx context.Context, ns, token string) error {
 	return nil
 }
 
-// stagedWriter reports the middle of a snapshot's bytes as a stage.
+// stagedWriter reports the middle of a snapshot's first write as a stage.
 type stagedWriter struct {
-	f       *os.File
-	written int64
-	half    bool
+	f    *os.File
+	half bool
 }
 
 func (w *stagedWriter) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	w.written += int64(n)
-	if !w.half && w.written >= 1<<20 {
-		w.half = true
-		stage("partly-written")
+	if w.half || snapshotStage == nil {
+		return w.f.Write(p)
 	}
-	return n, err
+	w.half = true
+	n, err := w.f.Write(p[:len(p)/2])
+	if err != nil {
+		return n, err
+	}
+	stage("partly-written")
+	m, err := w.f.Write(p[len(p)/2:])
+	return n + m, err
 }
 
 // snap returns the snapshot state of namespace ns (under the write lock).
