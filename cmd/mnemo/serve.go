@@ -135,7 +135,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if *bodyTimeout <= 0 || *maxExports <= 0 {
 		return usagef("--body-timeout and --max-exports must be positive")
 	}
-	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody,
+	jobs := &jobBoard{}
+	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody, Jobs: jobs.list,
 		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion,
 		AllowedHosts: splitList(*allowedHosts), AllowedOrigins: splitList(*allowedOrigins),
 		BodyTimeout: *bodyTimeout, MaxExports: *maxExports})
@@ -159,15 +160,15 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
 	if *expireEvery > 0 {
-		go background(ctx, log, "expiry", time.Minute, *expireEvery, expiryJob(svc, keep))
+		go background(ctx, log, jobs, "expiry", time.Minute, *expireEvery, expiryJob(svc, keep))
 	}
 	if *semanticEvery > 0 {
-		go background(ctx, log, "semantic models", 30*time.Second, *semanticEvery, func(ctx context.Context) (map[string]int, error) {
+		go background(ctx, log, jobs, "semantic models", 30*time.Second, *semanticEvery, func(ctx context.Context) (map[string]int, error) {
 			return svc.RefreshSemantic(ctx, false)
 		})
 	}
 	if *episodesEvery > 0 {
-		go background(ctx, log, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {
+		go background(ctx, log, jobs, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {
 			return svc.SummarizeIdle(ctx, time.Hour, 4)
 		})
 	}
@@ -199,8 +200,9 @@ func splitList(s string) []string {
 // background runs job first after `first`, then every `every`, until ctx
 // ends. Each run's per-namespace counts are logged as `what`; a failure is
 // logged and the job tried again at the next period.
-func background(ctx context.Context, log *slog.Logger, what string, first, every time.Duration,
+func background(ctx context.Context, log *slog.Logger, board *jobBoard, what string, first, every time.Duration,
 	job func(context.Context) (map[string]int, error)) {
+	board.add(what, every)
 	wait := first
 	for {
 		select {
@@ -211,6 +213,9 @@ func background(ctx context.Context, log *slog.Logger, what string, first, every
 		wait = every
 		start := time.Now()
 		n, err := job(ctx)
+		if ctx.Err() == nil {
+			board.ran(what, start, n, err)
+		}
 		total := 0
 		for _, k := range n {
 			total += k

@@ -21,10 +21,11 @@ func TestBackgroundRunsLogsAndStops(t *testing.T) {
 	)
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))
 	ctx, cancel := context.WithCancel(context.Background())
+	board := &jobBoard{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		background(ctx, log, "job", time.Millisecond, time.Millisecond, func(context.Context) (map[string]int, error) {
+		background(ctx, log, board, "job", time.Millisecond, time.Millisecond, func(context.Context) (map[string]int, error) {
 			mu.Lock()
 			runs++
 			n := runs
@@ -55,6 +56,11 @@ func TestBackgroundRunsLogsAndStops(t *testing.T) {
 	mu.Unlock()
 	if !strings.Contains(out, `msg=job records=3 namespaces=2`) || !strings.Contains(out, `msg="job stopped" records=1 err="disk full"`) {
 		t.Errorf("log:\n%s", out)
+	}
+	// The console's health page sees the job and its last run.
+	jobs := board.list()
+	if len(jobs) != 1 || jobs[0].Name != "job" || jobs[0].Every != time.Millisecond || jobs[0].LastRun.IsZero() {
+		t.Fatalf("jobs: %+v", jobs)
 	}
 }
 
