@@ -72,6 +72,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	rate := fs.String("rate", "0", "requests per key (per client IP without keys), e.g. 50/s or 600/m; 0 = unlimited")
 	burst := fs.Int("burst", 0, "rate-limit burst (default 2× the per-second rate)")
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
+	noConsole := fs.Bool("no-console", false, "do not serve the web console at /")
 	semanticEvery := fs.Duration("semantic-every", 10*time.Minute, "retrain the semantic channel learned from the store for every namespace grown by a quarter since its model, this often; 0 = never")
 	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
@@ -139,7 +140,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody, Jobs: jobs.list,
 		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion,
 		AllowedHosts: splitList(*allowedHosts), AllowedOrigins: splitList(*allowedOrigins),
-		BodyTimeout: *bodyTimeout, MaxExports: *maxExports})
+		BodyTimeout: *bodyTimeout, MaxExports: *maxExports, NoConsole: *noConsole})
 	if err != nil {
 		return err
 	}
