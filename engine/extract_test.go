@@ -101,3 +101,39 @@ func TestNoExtractionByDefault(t *testing.T) {
 		t.Errorf("%d records, want the 8 messages only", n)
 	}
 }
+
+// A Russian thread gives its memories too, stored like English ones.
+func TestExtractionRussianThread(t *testing.T) {
+	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
+	ctx := context.Background()
+	start := f.now.Add(-time.Hour)
+	for i, m := range []string{
+		"Анна: Ночью на пролёте над Шпицбергеном пропал аплинк на четыре минуты.",
+		"Борис: Мы решили вести ночные пролёты через Шпицберген, пока Инувик на обслуживании.",
+		"Анна: В брифе пролёта всегда должен быть статус резервного канала.",
+		"Кира: А кто подтверждает слот со станцией?",
+	} {
+		f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(start.Add(time.Duration(i) * time.Minute))})
+		if err := f.svc.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, r := range got {
+		if r.Source == "extracted" {
+			kinds[string(r.Kind)+" "+strings.SplitN(r.Text, " (", 2)[0]] = true
+		}
+	}
+	for _, k := range []string{"decision Decided", "fact Rule", "fact Open question"} {
+		if !kinds[k] {
+			t.Errorf("no %q among the extracted: %v", k, kinds)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 // Package extract finds candidate memories in conversation messages with
-// deterministic rules (no model): decisions ("we decided to …", "let's go
-// with …"), standing rules ("always …", "never …", "must …"), preferences
-// ("I prefer …", "please don't …"), procedures ("to deploy, first … then
-// …", numbered steps), facts with a date, deadline or quantity, and open
-// questions. A candidate is an abstraction of one sentence, attributed to
+// deterministic rules (no model), in English, Russian and Ukrainian:
+// decisions ("we decided to …", "let's go with …", «мы решили …», «ми
+// вирішили …»), standing rules ("always …", "never …", "must …", «нельзя
+// …», «заборонено …»), preferences ("I prefer …", "please don't …", «я
+// предпочитаю …», «будь ласка, не …»), procedures ("to deploy, first …
+// then …", «сначала … потом …», numbered steps), facts with a date,
+// deadline or quantity, and open questions. A candidate is an abstraction of one sentence, attributed to
 // the message it came from; the caller stores it with low confidence, so
 // that stated memories outrank extracted ones.
 package extract
@@ -11,6 +13,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
@@ -37,16 +40,16 @@ type Candidate struct {
 const MaxCandidates = 30
 
 var (
-	decisionRE   = regexp.MustCompile(`(?i)\b(we|i|the team)\s+(have\s+)?(decided|agreed|chose|settled on|will go with|are going with)\b|\blet'?s go with\b|^\s*decision\s*:`)
-	ruleRE       = regexp.MustCompile(`(?i)\b(always|never|must|must not|mustn't|is required|are required|is mandatory|are mandatory|is forbidden|is not allowed)\b`)
-	preferenceRE = regexp.MustCompile(`(?i)\b(i|we)\s+(prefer|would rather|like it when|don't like|do not like|hate it when)\b|\bplease\s+(always|never|don't|do not|keep|avoid)\b`)
-	procedureRE  = regexp.MustCompile(`(?i)^(to|how to)\s+[^,:]{3,60}[,:]\s*(first|1[.)]|run|start|open|go to|use)\b|\bfirst\b.{3,120}\bthen\b`)
-	stepRE       = regexp.MustCompile(`^\s*(\d+[.)]|[-*])\s+\S`)
-	dateRE       = regexp.MustCompile(`(?i)\b(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|deadline|due (by|on|in)|within \d+\s*\w+)`)
-	quantityRE   = regexp.MustCompile(`\b\d+(\.\d+)?\s*(%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|w|kw|mb|gb|tb|km|m|kg|°c|usd|eur|\$)\b|\$\d`)
-	factVerbRE   = regexp.MustCompile(`(?i)\b(is|are|was|were|has|have|takes|costs|runs|starts|ends|opens|closes|lasts|limit|maximum|minimum)\b`)
-	questionRE   = regexp.MustCompile(`(?i)^(who|what|when|where|why|how|which|should|can|could|do|does|did|is|are|will|would)\b`)
-	speakerRE    = regexp.MustCompile(`^([\p{L}][\p{L}\p{N} ._'-]{0,38}):\s+`)
+	decisionRE   = lazyRegexp(`(?i)\b(we|i|the team)\s+(have\s+)?(decided|agreed|chose|settled on|will go with|are going with)\b|\blet'?s go with\b|^\s*decision\s*:`)
+	ruleRE       = lazyRegexp(`(?i)\b(always|never|must|must not|mustn't|is required|are required|is mandatory|are mandatory|is forbidden|is not allowed)\b`)
+	preferenceRE = lazyRegexp(`(?i)\b(i|we)\s+(prefer|would rather|like it when|don't like|do not like|hate it when)\b|\bplease\s+(always|never|don't|do not|keep|avoid)\b`)
+	procedureRE  = lazyRegexp(`(?i)^(to|how to)\s+[^,:]{3,60}[,:]\s*(first|1[.)]|run|start|open|go to|use)\b|\bfirst\b.{3,120}\bthen\b`)
+	stepRE       = lazyRegexp(`^\s*(\d+[.)]|[-*])\s+\S`)
+	dateRE       = lazyRegexp(`(?i)\b(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|deadline|due (by|on|in)|within \d+\s*\w+)`)
+	quantityRE   = lazyRegexp(`\b\d+(\.\d+)?\s*(%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|w|kw|mb|gb|tb|km|m|kg|°c|usd|eur|\$)\b|\$\d`)
+	factVerbRE   = lazyRegexp(`(?i)\b(is|are|was|were|has|have|takes|costs|runs|starts|ends|opens|closes|lasts|limit|maximum|minimum)\b`)
+	questionRE   = lazyRegexp(`(?i)^(who|what|when|where|why|how|which|should|can|could|do|does|did|is|are|will|would)\b`)
+	speakerRE    = lazyRegexp(`^([\p{L}][\p{L}\p{N} ._'-]{0,38}):\s+`)
 )
 
 // Extract returns the candidates of the messages, at most MaxCandidates, in
@@ -60,7 +63,7 @@ func Extract(msgs []Message) []Candidate {
 		lines := strings.Split(text, "\n")
 		var steps []string
 		for _, l := range lines {
-			if stepRE.MatchString(l) {
+			if stepRE().MatchString(l) {
 				steps = append(steps, strings.TrimSpace(l))
 			}
 		}
@@ -105,27 +108,41 @@ func classify(s, speaker string) (Candidate, bool) {
 		who = " (" + speaker + ")"
 	}
 	switch {
-	case decisionRE.MatchString(s):
+	case decisionRE().MatchString(s) || decisionSlavic().MatchString(s):
 		return Candidate{Kind: mnemo.KindDecision, Text: "Decided" + who + ": " + s, Importance: 0.7,
 			Decision: &mnemo.Decision{Decision: s, Status: "accepted"}}, true
-	case strings.HasSuffix(s, "?") && questionRE.MatchString(s):
+	case isQuestion(s):
 		return Candidate{Kind: mnemo.KindFact, Text: "Open question" + who + ": " + s, Importance: 0.5, Tags: []string{"question"}}, true
-	case preferenceRE.MatchString(s):
+	case preferenceRE().MatchString(s) || preferenceSlavic().MatchString(s):
 		return Candidate{Kind: mnemo.KindPreference, Text: "Preference" + who + ": " + s, Importance: 0.6}, true
-	case ruleRE.MatchString(s):
+	case ruleRE().MatchString(s) || ruleSlavic().MatchString(s):
 		return Candidate{Kind: mnemo.KindFact, Scope: "/rules", Text: "Rule" + who + ": " + s, Importance: 0.8}, true
-	case procedureRE.MatchString(s):
+	case procedureRE().MatchString(s) || procedureSlavic().MatchString(s):
 		return Candidate{Kind: mnemo.KindProcedure, Text: "Procedure" + who + ": " + s, Importance: 0.6}, true
-	case (dateRE.MatchString(s) || quantityRE.MatchString(s)) && factVerbRE.MatchString(s):
+	case isFact(s):
 		return Candidate{Kind: mnemo.KindFact, Text: "Fact" + who + ": " + s, Importance: 0.5}, true
 	}
 	return Candidate{}, false
 }
 
+// isQuestion reports whether s asks something: it ends in "?" and opens
+// with a question word (or, in Russian and Ukrainian, holds the particle
+// "ли" or opens with "чи").
+func isQuestion(s string) bool {
+	return strings.HasSuffix(s, "?") && (questionRE().MatchString(s) || questionSlavic().MatchString(s))
+}
+
+// isFact reports whether s states something with a date, deadline or
+// quantity: the marker and a verb of the same language.
+func isFact(s string) bool {
+	return (dateRE().MatchString(s) || quantityRE().MatchString(s)) && factVerbRE().MatchString(s) ||
+		(dateRE().MatchString(s) || dateSlavic().MatchString(s) || quantitySlavic().MatchString(s)) && factVerbSlavic().MatchString(s)
+}
+
 // Speaker splits a leading "Name: " off a message: the name and the rest
 // ("" and the text when there is none).
 func Speaker(text string) (string, string) {
-	if sm := speakerRE.FindStringSubmatch(text); sm != nil {
+	if sm := speakerRE().FindStringSubmatch(text); sm != nil {
 		return sm[1], text[len(sm[0]):]
 	}
 	return "", text
@@ -148,4 +165,9 @@ func Sentences(text string) []string {
 		start = i + 1
 	}
 	return out
+}
+
+// lazyRegexp compiles expr on first use, not when the program starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

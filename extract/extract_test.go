@@ -63,6 +63,11 @@ func TestExtract(t *testing.T) {
 func FuzzExtract(f *testing.F) {
 	f.Add("Anna: We decided to go. Who pays?\n1. a\n2. b")
 	f.Add("x: y")
+	f.Add("Анна: Мы решили вести пролёты через Шпицберген. Кто подтвердит слот?\n1. а\n2. б")
+	f.Add("Борис: Окно — 2 декабря в 14:00, длится 3 часа. Нельзя включать аплинк выше 200 Вт.")
+	f.Add("Олена: Ми вирішили спершу закрити міграцію, а потім вмикати кеш. Чи потрібен стенд?")
+	f.Add("Тарас: Обов’язково перевірити копію; обовʼязково; обов'язково. Дедлайн — 12 грудня.")
+	f.Add("Щоб відкотити реліз, спочатку вимкніть прапорець, потім поверніть тег.")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, c := range extract.Extract([]extract.Message{{ID: "m", Text: text}}) {
 			if c.Text == "" || c.From != "m" || !c.Kind.Valid() {
