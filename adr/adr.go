@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,12 +44,12 @@ type ADR struct {
 const MaxFileBytes = 1 << 20
 
 var (
-	headingRE  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	numberRE   = regexp.MustCompile(`^(?i)(?:adr[-_ ]?)?0*(\d+)\s*[.:)\-–—]\s*`)
-	fileNumRE  = regexp.MustCompile(`^0*(\d+)[-_ .]`)
-	metaRE     = regexp.MustCompile(`^(?:[*-]\s+)?(?i)(status|date|deciders|technical story)\s*:\s*(.*)$`)
-	chosenRE   = regexp.MustCompile(`(?i)chosen option:?\s*(?:"([^"]+)"|“([^”]+)”|\[([^\]]+)\]|([^,.\n]+))`)
-	linkRE     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	headingRE  = lazyRegexp(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	numberRE   = lazyRegexp(`^(?i)(?:adr[-_ ]?)?0*(\d+)\s*[.:)\-–—]\s*`)
+	fileNumRE  = lazyRegexp(`^0*(\d+)[-_ .]`)
+	metaRE     = lazyRegexp(`^(?:[*-]\s+)?(?i)(status|date|deciders|technical story)\s*:\s*(.*)$`)
+	chosenRE   = lazyRegexp(`(?i)chosen option:?\s*(?:"([^"]+)"|“([^”]+)”|\[([^\]]+)\]|([^,.\n]+))`)
+	linkRE     = lazyRegexp(`\[([^\]]*)\]\([^)]*\)`)
 	knownState = []string{"proposed", "accepted", "rejected", "deprecated", "superseded", "draft"}
 )
 
@@ -98,8 +99,8 @@ func Parse(filePath string, src []byte) (*ADR, error) {
 			add(sections, sub, cur, curSub, l)
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(t); m != nil {
-			level, title := len(m[1]), strings.TrimSpace(linkRE.ReplaceAllString(m[2], "$1"))
+		if m := headingRE().FindStringSubmatch(t); m != nil {
+			level, title := len(m[1]), strings.TrimSpace(linkRE().ReplaceAllString(m[2], "$1"))
 			switch {
 			case level == 1 && a.Title == "":
 				a.Title = title
@@ -112,7 +113,7 @@ func Parse(filePath string, src []byte) (*ADR, error) {
 			continue
 		}
 		if cur == "" {
-			if m := metaRE.FindStringSubmatch(t); m != nil {
+			if m := metaRE().FindStringSubmatch(t); m != nil {
 				meta[strings.ToLower(m[1])] = strings.TrimSpace(m[2])
 				continue
 			}
@@ -122,14 +123,14 @@ func Parse(filePath string, src []byte) (*ADR, error) {
 	if a.Title == "" {
 		return nil, fmt.Errorf("%s: no title (a line starting with \"# \")", filePath)
 	}
-	if m := numberRE.FindStringSubmatch(a.Title); m != nil {
+	if m := numberRE().FindStringSubmatch(a.Title); m != nil {
 		if rest := strings.TrimSpace(a.Title[len(m[0]):]); rest != "" { // "# 7." alone stays the title
 			a.Number, _ = strconv.Atoi(m[1])
 			a.Title = rest
 		}
 	}
 	if a.Number == 0 {
-		if m := fileNumRE.FindStringSubmatch(path.Base(filePath)); m != nil {
+		if m := fileNumRE().FindStringSubmatch(path.Base(filePath)); m != nil {
 			a.Number, _ = strconv.Atoi(m[1])
 		}
 	}
@@ -162,7 +163,7 @@ func Parse(filePath string, src []byte) (*ADR, error) {
 	}
 	a.Drivers = bullets(pick(sections, "decision drivers", "drivers"))
 	a.Options = bullets(pick(sections, "considered options", "options", "alternatives", "options considered"))
-	if m := chosenRE.FindStringSubmatch(a.Decision); m != nil {
+	if m := chosenRE().FindStringSubmatch(a.Decision); m != nil {
 		for _, g := range m[1:] {
 			if g != "" {
 				a.Chosen = strings.TrimSpace(g)
@@ -215,7 +216,7 @@ func unquote(s string) string {
 func firstLine(lines []string) string {
 	for _, l := range lines {
 		if t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "*-+ ")); t != "" {
-			return linkRE.ReplaceAllString(t, "$1")
+			return linkRE().ReplaceAllString(t, "$1")
 		}
 	}
 	return ""
@@ -262,7 +263,7 @@ func paragraphs(lines []string) string {
 			t = strings.TrimSpace(t[2:]) // a list item reads as a sentence
 		}
 		if t != "" {
-			parts = append(parts, linkRE.ReplaceAllString(t, "$1"))
+			parts = append(parts, linkRE().ReplaceAllString(t, "$1"))
 		}
 	}
 	return strings.Join(parts, " ")
@@ -288,7 +289,7 @@ func bullets(lines []string) []string {
 }
 
 func cleanOption(s string) string {
-	s = linkRE.ReplaceAllString(strings.TrimSpace(s), "$1")
+	s = linkRE().ReplaceAllString(strings.TrimSpace(s), "$1")
 	return strings.Trim(s, "\"“”`* ")
 }
 
@@ -429,4 +430,9 @@ func ReadDir(fsys fs.FS) ([]*ADR, []Skipped, error) {
 		return nil
 	})
 	return out, skipped, err
+}
+
+// lazyRegexp compiles expr on first use, not when the program starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -233,7 +233,7 @@ func (s *scratch) flushWord() {
 	s.word = s.word[:0]
 	n := stem.Len(w)
 	ks := featureKey(classStem, w[:n])
-	if stopwords[ks] {
+	if stopwords()[ks] {
 		s.add(ks, weightStop)
 		return
 	}

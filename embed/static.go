@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -108,7 +109,7 @@ func loadStatic(dir string) (*Static, error) {
 	return s, nil
 }
 
-var hubSnapshot = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var hubSnapshot = lazyRegexp(`^[0-9a-f]{40}$`)
 
 // staticModelName names a model after its folder; a Hugging Face cache
 // snapshot (models--org--name/snapshots/HASH) is named org/name.
@@ -122,7 +123,7 @@ func staticModelName(dir string) string {
 		abs = filepath.Dir(abs)
 		base = filepath.Base(abs)
 	}
-	if hubSnapshot.MatchString(base) && filepath.Base(filepath.Dir(abs)) == "snapshots" {
+	if hubSnapshot().MatchString(base) && filepath.Base(filepath.Dir(abs)) == "snapshots" {
 		repo := filepath.Base(filepath.Dir(filepath.Dir(abs)))
 		if r, ok := strings.CutPrefix(repo, "models--"); ok {
 			return strings.Replace(r, "--", "/", 1)
@@ -294,4 +295,9 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// lazyRegexp compiles expr on first use, not when the program starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -3,15 +3,10 @@ package embed
 import (
 	"github.com/mnemo-dev/mnemo/stem"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
-
-func init() {
-	for _, w := range stopList {
-		stopwords[featureKey(classStem, foldWord(w))] = true
-	}
-}
 
 // fold lower-cases r and strips its diacritics (see stem.FoldRune).
 func fold(r rune) (r1, r2 rune) { return stem.FoldRune(r) }
@@ -47,8 +42,14 @@ func foldWord(w string) []rune {
 }
 
 // stopwords holds the stem feature keys of function words, which carry
-// little meaning and get a small weight.
-var stopwords = map[uint64]bool{}
+// little meaning and get a small weight. Built on first use.
+var stopwords = sync.OnceValue(func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, w := range stopList {
+		m[featureKey(classStem, foldWord(w))] = true
+	}
+	return m
+})
 
 var stopList = strings.Fields(`
 a an the and or of to in on at for by with from is are was were be been being it its

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -20,7 +21,7 @@ func keywords(text string) map[string]struct{} {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if len([]rune(w)) < 2 || stopwords[w] {
+		if len([]rune(w)) < 2 || stopwords()[w] {
 			continue
 		}
 		out[w] = struct{}{}
@@ -43,7 +44,7 @@ func IsDuplicate(a, b map[string]struct{}) bool {
 	return float64(shared)/float64(union) >= dupJaccard
 }
 
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been being
 	it its this that these those there here we you they he she i me my our your their them us do does did done have has had
@@ -59,4 +60,4 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,7 +63,7 @@ func init() {
 }
 
 type temporalRule struct {
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp // compiled on first use
 	get func(m []string, day time.Time) (time.Time, time.Time, bool)
 }
 
@@ -96,41 +97,41 @@ var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple": 2}
 
 var temporalRules = []temporalRule{
-	{regexp.MustCompile(`(?i)\b(day before yesterday)\b|позавчера\p{L}*|позавчора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\b(day before yesterday)\b|позавчера\p{L}*|позавчора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
 		return d.AddDate(0, 0, -2), d.AddDate(0, 0, -1)
 	})},
-	{regexp.MustCompile(`(?i)\byesterday\b|вчера\p{L}*|вчора\p{L}*|учора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\byesterday\b|вчера\p{L}*|вчора\p{L}*|учора\p{L}*`), fixed(func(d time.Time) (time.Time, time.Time) {
 		return d.AddDate(0, 0, -1), d
 	})},
-	{regexp.MustCompile(`(?i)\b(today|this morning|tonight)\b|сегодня|сьогодні`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\b(today|this morning|tonight)\b|сегодня|сьогодні`), fixed(func(d time.Time) (time.Time, time.Time) {
 		return d, d.AddDate(0, 0, 1)
 	})},
-	{regexp.MustCompile(`(?i)\blast week\b|\bprevious week\b|на прошлой неделе|минулого тижня|на минулому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\blast week\b|\bprevious week\b|на прошлой неделе|минулого тижня|на минулому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
 		w := weekStart(d)
 		return w.AddDate(0, 0, -7), w
 	})},
-	{regexp.MustCompile(`(?i)\bthis week\b|на этой неделе|цього тижня|на цьому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\bthis week\b|на этой неделе|цього тижня|на цьому тижні`), fixed(func(d time.Time) (time.Time, time.Time) {
 		w := weekStart(d)
 		return w, w.AddDate(0, 0, 7)
 	})},
-	{regexp.MustCompile(`(?i)\blast month\b|\bprevious month\b|в прошлом месяце|минулого місяця|у минулому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\blast month\b|\bprevious month\b|в прошлом месяце|минулого місяця|у минулому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
 		m := monthStart(d)
 		return m.AddDate(0, -1, 0), m
 	})},
-	{regexp.MustCompile(`(?i)\bthis month\b|в этом месяце|цього місяця|у цьому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\bthis month\b|в этом месяце|цього місяця|у цьому місяці`), fixed(func(d time.Time) (time.Time, time.Time) {
 		m := monthStart(d)
 		return m, m.AddDate(0, 1, 0)
 	})},
-	{regexp.MustCompile(`(?i)\blast year\b|в прошлом году|минулого року|торік`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\blast year\b|в прошлом году|минулого року|торік`), fixed(func(d time.Time) (time.Time, time.Time) {
 		y := time.Date(d.Year(), 1, 1, 0, 0, 0, 0, d.Location())
 		return y.AddDate(-1, 0, 0), y
 	})},
-	{regexp.MustCompile(`(?i)\bthis year\b|в этом году|цього року`), fixed(func(d time.Time) (time.Time, time.Time) {
+	{lazyRegexp(`(?i)\bthis year\b|в этом году|цього року`), fixed(func(d time.Time) (time.Time, time.Time) {
 		y := time.Date(d.Year(), 1, 1, 0, 0, 0, 0, d.Location())
 		return y, y.AddDate(1, 0, 0)
 	})},
 	// "3 days ago", "a week ago", «2 недели назад», «3 дні тому».
-	{regexp.MustCompile(`(?i)\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\s+(?:of\s+)?(days?|weeks?|months?|years?)\s+ago\b|(\d{1,3})\s+(день|дня|дней|неделю|недели|недель|месяц|месяца|месяцев|год|года|лет)\s+назад|(\d{1,3})\s+(день|дні|днів|тиждень|тижні|тижнів|місяць|місяці|місяців|рік|роки|років)\s+тому`),
+	{lazyRegexp(`(?i)\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple)\s+(?:of\s+)?(days?|weeks?|months?|years?)\s+ago\b|(\d{1,3})\s+(день|дня|дней|неделю|недели|недель|месяц|месяца|месяцев|год|года|лет)\s+назад|(\d{1,3})\s+(день|дні|днів|тиждень|тижні|тижнів|місяць|місяці|місяців|рік|роки|років)\s+тому`),
 		func(m []string, d time.Time) (time.Time, time.Time, bool) {
 			var num, unit string
 			for i := 1; i+1 < len(m); i += 2 {
@@ -152,7 +153,7 @@ var temporalRules = []temporalRule{
 			return at.AddDate(0, 0, -half), at.AddDate(0, 0, half+1), true
 		}},
 	// "in May", "in May 2023", «в мае», «у травні 2024».
-	{regexp.MustCompile(`(?i)(?:^|\s)(?:in|during|в|во|у)\s+([\p{L}]+)(?:\s+(\d{4}))?`),
+	{lazyRegexp(`(?i)(?:^|\s)(?:in|during|в|во|у)\s+([\p{L}]+)(?:\s+(\d{4}))?`),
 		func(m []string, d time.Time) (time.Time, time.Time, bool) {
 			mon, ok := monthNames[strings.ToLower(m[1])]
 			if !ok {
@@ -168,7 +169,7 @@ var temporalRules = []temporalRule{
 			return from, from.AddDate(0, 1, 0), true
 		}},
 	// "in 2023", «в 2023 году».
-	{regexp.MustCompile(`(?i)(?:^|\s)(?:in|during|в|у)\s+((?:19|20)\d{2})\b`),
+	{lazyRegexp(`(?i)(?:^|\s)(?:in|during|в|у)\s+((?:19|20)\d{2})\b`),
 		func(m []string, d time.Time) (time.Time, time.Time, bool) {
 			y, _ := strconv.Atoi(m[1])
 			from := time.Date(y, 1, 1, 0, 0, 0, 0, d.Location())
@@ -181,7 +182,7 @@ var temporalRules = []temporalRule{
 func parseInterval(q string, now time.Time) (*interval, string) {
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	for _, r := range temporalRules {
-		loc := r.re.FindStringSubmatchIndex(q)
+		loc := r.re().FindStringSubmatchIndex(q)
 		if loc == nil {
 			continue
 		}
@@ -199,4 +200,9 @@ func parseInterval(q string, now time.Time) (*interval, string) {
 		return &interval{from: from, to: to, phrase: strings.TrimSpace(m[0])}, rest
 	}
 	return nil, q
+}
+
+// lazyRegexp compiles expr on first use, not when the program starts.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -2,6 +2,7 @@ package memindex
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -14,7 +15,7 @@ const MaxQueryTokens = 32
 const MaxTokenRunes = 64
 
 // stopwords are dropped from keyword queries unless nothing else remains.
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := make(map[string]bool)
 	for _, w := range strings.Fields(`
 		a an and are as at be but by did do does for from had has have how i if in into is it its
@@ -26,7 +27,7 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // Words calls fn with each word token of s: a run of Unicode letters,
 // digits and marks (a mark only after another character), lower-cased;
@@ -76,7 +77,7 @@ func QueryTokens(q string) []string {
 			return true
 		}
 		seen[w] = true
-		if stopwords[w] {
+		if stopwords()[w] {
 			if len(stops) < MaxQueryTokens {
 				stops = append(stops, w)
 			}
@@ -93,4 +94,4 @@ func QueryTokens(q string) []string {
 
 // IsStopword reports whether w (lower-case) is a function word that keyword
 // queries drop (English, Russian, Ukrainian).
-func IsStopword(w string) bool { return stopwords[w] }
+func IsStopword(w string) bool { return stopwords()[w] }

@@ -72,7 +72,8 @@ const (
 	numSections
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // SketchAsyncMin is the namespace size from which searches use sketches
 // once they are built (see Sketch).
@@ -121,7 +122,7 @@ func (s *snapWriter) write(p []byte) {
 	}
 	_, s.err = s.w.Write(p)
 	s.off += int64(len(p))
-	s.crc = crc32.Update(s.crc, castagnoli, p)
+	s.crc = crc32.Update(s.crc, castagnoli(), p)
 }
 
 func (s *snapWriter) pad(align int64) {
@@ -376,7 +377,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		e := &n.ents[i]
 		c := uint32(0)
 		if e.dim > 0 {
-			c = crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli)
+			c = crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli())
 		}
 		sw.u32(c)
 	}
@@ -455,8 +456,8 @@ func parseSnapshot(data []byte) (*snapFile, error) {
 	if dirOff > uint64(len(data)-snapTrailer) || uint64(len(data)-snapTrailer)-dirOff != numSections*24 {
 		return nil, snapErr("bad directory offset")
 	}
-	crc := crc32.Update(0, castagnoli, data[:snapHeader])
-	crc = crc32.Update(crc, castagnoli, data[dirOff:dirOff+numSections*24])
+	crc := crc32.Update(0, castagnoli(), data[:snapHeader])
+	crc = crc32.Update(crc, castagnoli(), data[dirOff:dirOff+numSections*24])
 	if crc != le.Uint32(t[8:]) {
 		return nil, snapErr("header or directory checksum mismatch")
 	}
@@ -483,7 +484,7 @@ func (f *snapFile) section(i int) []byte {
 }
 
 func (f *snapFile) check(i int, b []byte) error {
-	if uint64(crc32.Checksum(b, castagnoli)) != f.sec[i][2] {
+	if uint64(crc32.Checksum(b, castagnoli())) != f.sec[i][2] {
 		return snapErr("section %d checksum mismatch", i)
 	}
 	return nil
@@ -761,7 +762,7 @@ func (n *Namespace[K]) vecOK(i int) bool {
 		return true
 	}
 	e := &n.ents[i]
-	if e.dim > 0 && crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli) != n.vcrc[i] {
+	if e.dim > 0 && crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
 		n.corrupt.Store(true)
 		return false
 	}

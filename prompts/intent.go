@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -74,7 +75,7 @@ type keyword struct {
 	stem  bool // the last word is a prefix
 }
 
-var compiledRules = func() []compiledRule {
+var compiledRules = sync.OnceValue(func() []compiledRule {
 	out := make([]compiledRule, len(codingRules))
 	for i, r := range codingRules {
 		out[i].intent = r.intent
@@ -94,7 +95,7 @@ var compiledRules = func() []compiledRule {
 		}
 	}
 	return out
-}()
+})
 
 type compiledRule struct {
 	intent   CodingIntent
@@ -126,7 +127,7 @@ func (k keyword) matchAt(toks []string, i int) bool {
 func ClassifyCoding(text string) CodingIntent {
 	toks := tokenize(text)
 	best, bestScore := IntentOther, 0
-	for _, r := range compiledRules {
+	for _, r := range compiledRules() {
 		score := 0
 		for i := range toks {
 			for _, k := range r.keywords {

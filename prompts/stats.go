@@ -212,7 +212,7 @@ func switching(prompts []Prompt) Switching {
 func Terms(text string) []string {
 	var out []string
 	for _, t := range tokenize(text) {
-		if utf8.RuneCountInString(t) < 3 || stopwords[t] || !hasLetter(t) {
+		if utf8.RuneCountInString(t) < 3 || stopwords()[t] || !hasLetter(t) {
 			continue
 		}
 		out = append(out, t)

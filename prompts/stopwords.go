@@ -1,12 +1,15 @@
 package prompts
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // stopwords are function words of English, Russian and Ukrainian, plus
 // the filler of prompts to coding agents ("please", "можешь"), in the
 // normalised form tokenize produces (lower case, е for ё, ' for
 // apostrophes). Words under three letters never reach this table.
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, list := range []string{stopEN, stopRU, stopUK} {
 		for _, w := range strings.Fields(list) {
@@ -14,7 +17,7 @@ var stopwords = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 const stopEN = `
 about above after again against all also and any are aren't because been before being below

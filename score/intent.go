@@ -2,6 +2,7 @@ package score
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
@@ -133,7 +134,7 @@ func Classify(text string) Intent {
 	if len(toks) == 0 {
 		return IntentGeneral
 	}
-	for _, r := range classifier {
+	for _, r := range classifier() {
 		if r.match(toks) {
 			return r.intent
 		}
@@ -269,8 +270,10 @@ func (r rule) match(toks []string) bool {
 // classifier holds the rules in precedence order. Patterns are written in
 // the normalised form tokenize produces: lower case, е for ё, ' for every
 // apostrophe; "word*" is a prefix, "*end" a suffix, "^" anchors at the
-// first word.
-var classifier = compileRules([]struct {
+// first word. They are compiled on first use, not when the program starts.
+var classifier = sync.OnceValue(func() []rule { return compileRules(classifierRules) })
+
+var classifierRules = []struct {
 	intent Intent
 	src    []string
 }{
@@ -341,7 +344,7 @@ var classifier = compileRules([]struct {
 		"правилі", "політик*", "вимог*", "норми", "заборон*", "дозволено",
 		"обов'язков*", "обмежен*", "не можна",
 	}},
-})
+}
 
 func compileRules(in []struct {
 	intent Intent
