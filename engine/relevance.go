@@ -27,9 +27,10 @@ import (
 //     one-character tokens and file-name extensions ("x.go") are not
 //     content terms and never count; nor do terms no visible record holds
 //     (they tell no record apart);
-//   - expansion: the same share, counting terms related to the query's
-//     (thesaurus synonyms, terms learned from the store) at their lower
-//     weight;
+//   - expansion: the same share, where a query term the record lacks
+//     counts as present when the record holds a word the thesauri relate
+//     to it, and terms the store's learned model relates to the query as a
+//     whole count at their relatedness;
 //   - semantic: cosine similarity above what the embedder reaches between
 //     unrelated texts (its calibration, see Calibration).
 //

@@ -67,8 +67,6 @@ type temporalRule struct {
 	get func(m []string, day time.Time) (time.Time, time.Time, bool)
 }
 
-func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
-
 func weekStart(day time.Time) time.Time {
 	wd := (int(day.Weekday()) + 6) % 7 // Monday 0
 	return day.AddDate(0, 0, -wd)
