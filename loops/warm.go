@@ -47,9 +47,6 @@ type Loops struct {
 	Manual bool
 	// NoAdjust leaves importance alone (the warm loop only measures).
 	NoAdjust bool
-
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
 }
 
 // New returns loops over svc with the defaults, paraphrasing with the
@@ -75,20 +72,22 @@ func (l *Loops) threshold() float64 {
 	return DefaultThreshold
 }
 
+// runLocks holds one mutex per engine and namespace: the runs of a
+// namespace are serialised in the process whichever Loops value starts
+// them (the server's schedule, a REST request, an approval).
+var runLocks sync.Map // lockKey -> *sync.Mutex
+
+type lockKey struct {
+	svc *engine.Service
+	ns  string
+}
+
 // lock serialises the runs of one namespace.
 func (l *Loops) lock(ns string) func() {
-	l.mu.Lock()
-	if l.locks == nil {
-		l.locks = map[string]*sync.Mutex{}
-	}
-	m := l.locks[ns]
-	if m == nil {
-		m = &sync.Mutex{}
-		l.locks[ns] = m
-	}
-	l.mu.Unlock()
-	m.Lock()
-	return m.Unlock
+	m, _ := runLocks.LoadOrStore(lockKey{l.Svc, ns}, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // WarmRun is one warm-loop run, as stored and reported.

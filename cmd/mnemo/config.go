@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/safefile"
@@ -162,37 +163,18 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		active, err := svc.Config(ctx, c, ns, -1)
+		cv, err := loops.New(svc).Apply(ctx, c, ns, cfg, loops.ApplyOptions{Force: *force, Reason: *reason})
 		if err != nil {
-			return err
-		}
-		if !*force {
-			for _, v := range []loops.Verdict{loops.CheckConfig(cfg), loops.CheckStep(active.Config, cfg)} {
-				if !v.OK {
-					return fmt.Errorf("refused by rule %s: %s (--force applies it anyway)", v.Rule, v.Detail)
-				}
+			if mnemo.ErrorCode(err) == mnemo.EINVALID && strings.HasPrefix(mnemo.ErrorMessage(err), "refused by rule") {
+				return fmt.Errorf("%s (--force applies it anyway)", mnemo.ErrorMessage(err))
 			}
-		}
-		before, after, probes, err := loops.New(svc).Evaluate(ctx, c, ns, cfg)
-		if err != nil {
-			return err
-		}
-		why := *reason
-		if why == "" {
-			why = "applied from a file"
-		}
-		if *force {
-			why += " (forced: rules not checked)"
-		}
-		cv, err := svc.ApplyConfig(ctx, c, ns, cfg, engine.ConfigChange{Action: "apply", Author: c.Name, Reason: why,
-			Evaluation: map[string]float64{"validation_before": before, "validation_after": after, "probes": float64(probes)}})
-		if err != nil {
 			return err
 		}
 		if a.json {
 			return a.printJSON(cv)
 		}
-		fmt.Fprintf(a.stdout, "configuration of %s: version %d is active (validation %.3f -> %.3f on %d probes)\n", ns, cv.Version, before, after, probes)
+		fmt.Fprintf(a.stdout, "configuration of %s: version %d is active (validation %.3f -> %.3f on %.0f probes)\n", ns, cv.Version,
+			cv.Evaluation["validation_before"], cv.Evaluation["validation_after"], cv.Evaluation["probes"])
 		return nil
 	}
 	return usagef("unknown config command %q (want show, history, diff, rollback or apply)", sub)
