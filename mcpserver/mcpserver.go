@@ -125,6 +125,7 @@ func New(svc *engine.Service, opt Options) *mcp.Server {
 		InputSchema: schemaFor[HandoffInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
 	}, wrap(s, ToolHandoff, s.handoff))
+	addLoopTools(srv, s)
 	return srv
 }
 

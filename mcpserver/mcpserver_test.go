@@ -109,7 +109,7 @@ func TestToolsAreDescribedAndAnnotated(t *testing.T) {
 	want := map[string]struct{ readOnly, destructive bool }{
 		mcpserver.ToolQuery: {true, false}, mcpserver.ToolRecall: {true, false},
 		mcpserver.ToolRemember: {false, false}, mcpserver.ToolUpdate: {false, true}, mcpserver.ToolForget: {false, true},
-		mcpserver.ToolHandoff: {true, false},
+		mcpserver.ToolHandoff: {true, false}, mcpserver.ToolConfig: {true, false}, mcpserver.ToolLoopStatus: {true, false},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools", len(res.Tools))
