@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 )
@@ -38,6 +39,10 @@ type Config struct {
 	// extract, rule-based) from a thread each time it has gained that many
 	// messages, in the background; 0 turns extraction off.
 	ExtractEvery int
+	// Chat, when set, is the optional chat model that writes episodes and
+	// extracts memories in the background (never on recall or digest),
+	// with the rules as fallback; nil: the rules only.
+	Chat llm.Model
 	// TriageCapacity is the number of events per minute a namespace handles
 	// before ranking degrades to triage; 0 disables triage.
 	TriageCapacity float64
@@ -84,6 +89,7 @@ type Service struct {
 	thes      *thesaurus.Thesaurus
 
 	extractEvery int
+	chat         llm.Model // Config.Chat
 	exQ          chan extractJob
 	exPending    sync.WaitGroup
 	exDone       chan struct{}
@@ -106,6 +112,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
 		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
+		chat:     cfg.Chat,
 		rates:    newRateTracker(),
 		bg:       make(chan job, 4096),
 		bgDone:   make(chan struct{}),

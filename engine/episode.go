@@ -12,13 +12,18 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/llm"
 )
 
-// Episodes summarise conversations. Summarize builds one, deterministically
-// and offline, from a thread's records: an extractive summary that picks
-// the sentences most central to the thread (closest to the mean of all its
-// sentence vectors) while avoiding repeats (maximal marginal relevance),
-// within a token budget, in the order they were said.
+// Episodes summarise conversations. Summarize builds one from a thread's
+// records. By default it is deterministic and offline: an extractive
+// summary that picks the sentences most central to the thread (closest to
+// the mean of all its sentence vectors) while avoiding repeats (maximal
+// marginal relevance), within a token budget, in the order they were said.
+// With a chat model configured, the model writes it as what was
+// discussed, decided, changed and left open; when the model fails, the
+// rules write it. The provenance says which ("summary-by:rules" or
+// "summary-by:chat:MODEL").
 
 // Episode defaults.
 const (
@@ -77,9 +82,9 @@ func SplitSentences(text string) []string {
 }
 
 // Summarize writes (or rewrites) the episode of a thread: kind episode,
-// "Episode of <thread> (<from> – <to>, N messages): <sentences>", the
-// chosen sentences' records and the thread as provenance, the time of the
-// thread's last record. Errors: EINVALID for an empty thread name or a bad
+// "Episode of <thread> (<from> – <to>, N messages): <summary>", the
+// thread, the summarised records and the path that wrote it as
+// provenance, the time of the thread's last record. Errors: EINVALID for an empty thread name or a bad
 // budget, ENOTFOUND when the thread has fewer than two records the caller
 // may see.
 func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread string, budget int) (*EpisodeResult, error) {
@@ -101,104 +106,29 @@ func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread stri
 	if len(recs) < 2 {
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "thread %q has %d records in %s: an episode needs at least two", thread, len(recs), sc.Namespace)
 	}
-	var sents []sentence
-	for i, r := range recs {
-		for _, t := range SplitSentences(r.Text) {
-			sents = append(sents, sentence{text: t, rec: i, pos: len(sents)})
-		}
-	}
-	if len(sents) == 0 {
-		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "thread %q has no sentences to summarise", thread)
-	}
-	texts := make([]string, len(sents))
-	for i, x := range sents {
-		texts[i] = x.text
-	}
-	vecs, err := s.embedAll(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	centroid := make([]float64, len(vecs[0]))
-	for _, v := range vecs {
-		for i, x := range v {
-			centroid[i] += float64(x)
-		}
-	}
-	norm := 0.0
-	for _, x := range centroid {
-		norm += x * x
-	}
-	norm = math.Sqrt(norm)
-	central := make([]float64, len(vecs))
-	for i, v := range vecs {
-		for j, x := range v {
-			central[i] += float64(x) * centroid[j]
-		}
-		if norm > 0 {
-			central[i] /= norm
-		}
-	}
-
 	first, last := recs[0].CreatedAt, recs[len(recs)-1].CreatedAt
 	head := fmt.Sprintf("Episode of %s (%s – %s, %d messages):", oneLine(thread), first.UTC().Format("2006-01-02 15:04"),
 		last.UTC().Format("2006-01-02 15:04"), len(recs))
-	used := s.count(head)
-	// Long threads: only the most central sentences compete.
-	cands := make([]int, len(sents))
-	for i := range cands {
-		cands[i] = i
-	}
-	if len(cands) > maxEpisodeCandidates {
-		slices.SortStableFunc(cands, func(a, b int) int { return -cmpFloat(central[a], central[b]) })
-		cands = cands[:maxEpisodeCandidates]
-	}
-	var chosen []int
-	taken := make(map[int]bool, len(cands))
-	for len(taken) < len(cands) && budget-used >= minSentenceTokens {
-		best, bestScore := -1, math.Inf(-1)
-		for _, i := range cands {
-			if taken[i] {
-				continue
-			}
-			red := 0.0
-			for _, j := range chosen {
-				red = math.Max(red, float64(dot(vecs[i], vecs[j])))
-			}
-			if v := episodeLambda*central[i] - (1-episodeLambda)*red; v > bestScore {
-				best, bestScore = i, v
-			}
-		}
-		taken[best] = true
-		n := s.count(" " + sents[best].text)
-		if used+n > budget {
-			continue // too long for what is left: try the next best
-		}
-		used += n
-		chosen = append(chosen, best)
-	}
-	if len(chosen) == 0 {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "episode budget %d is too small for any sentence of thread %q", budget, thread)
-	}
-	slices.Sort(chosen) // in the order they were said
-	var b strings.Builder
-	b.WriteString(head)
-	prov := []string{"thread:" + thread}
-	seen := map[int]bool{}
 	level := 0
-	for _, i := range chosen {
-		b.WriteString(" " + sents[i].text)
-		if r := sents[i].rec; !seen[r] {
-			seen[r] = true
-			prov = append(prov, mnemo.MissedRef+recs[r].ID)
-		}
-	}
 	for _, r := range recs {
 		level = max(level, r.AccessLevel) // the episode is as restricted as what it summarises
 	}
+	var text string
+	var prov []string
+	chosen := 0
+	if s.chat != nil {
+		if text, prov, chosen, err = s.modelEpisode(ctx, thread, head, recs, budget); err != nil {
+			s.log.Warn("episode by the chat model failed: the rules summarised", "namespace", sc.Namespace, "thread", thread, "err", err)
+		}
+	}
+	if text == "" {
+		if text, prov, chosen, err = s.ruleEpisode(ctx, thread, head, recs, budget); err != nil {
+			return nil, err
+		}
+	}
 
 	id := EpisodeID(sc.Namespace, thread)
-	text := b.String()
-	res := &EpisodeResult{Records: len(recs), Chosen: len(chosen)}
+	res := &EpisodeResult{Records: len(recs), Chosen: chosen}
 	old, err := s.store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
@@ -278,4 +208,210 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// ruleEpisode is the deterministic episode: head, then the thread's most
+// central sentences without repeats, within budget, in the order they
+// were said; it returns the text, the provenance and the number of
+// sentences.
+func (s *Service) ruleEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
+	var sents []sentence
+	for i, r := range recs {
+		for _, t := range SplitSentences(r.Text) {
+			sents = append(sents, sentence{text: t, rec: i, pos: len(sents)})
+		}
+	}
+	if len(sents) == 0 {
+		return "", nil, 0, mnemo.Errorf(mnemo.ENOTFOUND, "thread %q has no sentences to summarise", thread)
+	}
+	texts := make([]string, len(sents))
+	for i, x := range sents {
+		texts[i] = x.text
+	}
+	vecs, err := s.embedAll(ctx, texts)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	centroid := make([]float64, len(vecs[0]))
+	for _, v := range vecs {
+		for i, x := range v {
+			centroid[i] += float64(x)
+		}
+	}
+	norm := 0.0
+	for _, x := range centroid {
+		norm += x * x
+	}
+	norm = math.Sqrt(norm)
+	central := make([]float64, len(vecs))
+	for i, v := range vecs {
+		for j, x := range v {
+			central[i] += float64(x) * centroid[j]
+		}
+		if norm > 0 {
+			central[i] /= norm
+		}
+	}
+
+	used := s.count(head)
+	// Long threads: only the most central sentences compete.
+	cands := make([]int, len(sents))
+	for i := range cands {
+		cands[i] = i
+	}
+	if len(cands) > maxEpisodeCandidates {
+		slices.SortStableFunc(cands, func(a, b int) int { return -cmpFloat(central[a], central[b]) })
+		cands = cands[:maxEpisodeCandidates]
+	}
+	var chosen []int
+	taken := make(map[int]bool, len(cands))
+	for len(taken) < len(cands) && budget-used >= minSentenceTokens {
+		best, bestScore := -1, math.Inf(-1)
+		for _, i := range cands {
+			if taken[i] {
+				continue
+			}
+			red := 0.0
+			for _, j := range chosen {
+				red = math.Max(red, float64(dot(vecs[i], vecs[j])))
+			}
+			if v := episodeLambda*central[i] - (1-episodeLambda)*red; v > bestScore {
+				best, bestScore = i, v
+			}
+		}
+		taken[best] = true
+		n := s.count(" " + sents[best].text)
+		if used+n > budget {
+			continue // too long for what is left: try the next best
+		}
+		used += n
+		chosen = append(chosen, best)
+	}
+	if len(chosen) == 0 {
+		return "", nil, 0, mnemo.Errorf(mnemo.EINVALID, "episode budget %d is too small for any sentence of thread %q", budget, thread)
+	}
+	slices.Sort(chosen) // in the order they were said
+	var b strings.Builder
+	b.WriteString(head)
+	prov := []string{"thread:" + thread}
+	seen := map[int]bool{}
+	for _, i := range chosen {
+		b.WriteString(" " + sents[i].text)
+		if r := sents[i].rec; !seen[r] {
+			seen[r] = true
+			prov = append(prov, mnemo.MissedRef+recs[r].ID)
+		}
+	}
+	prov = append(prov, "summary-by:rules")
+	return b.String(), prov, len(chosen), nil
+}
+
+const episodePrompt = `You summarise a conversation of a team into its episode. The conversation may be in any language; write in the language of the conversation.
+Answer with one JSON object and nothing else:
+{"discussed": ["..."], "decided": ["..."], "changed": ["..."], "open": ["..."]}
+- discussed: the topics talked about; decided: what the team actually decided or agreed (most important: never leave a decision out); changed: what was changed or done; open: questions or work still open.
+- Each item one short sentence; at most 5 items per list; an empty list when there is nothing.`
+
+// episodeSections are the episode schema's lists, in the order they are
+// written; episodeDrop is the order in which items give way when the
+// episode is over its budget (decisions last).
+var (
+	episodeSections = []string{"discussed", "decided", "changed", "open"}
+	episodeTitles   = map[string]string{"discussed": "Discussed", "decided": "Decided", "changed": "Changed", "open": "Open"}
+	episodeDrop     = []string{"discussed", "changed", "open", "decided"}
+)
+
+const maxEpisodeItems = 10 // per list
+
+// modelEpisode asks the chat model for the episode of the thread's most
+// recent messages that fit its material bound, as {"discussed", "decided",
+// "changed", "open"} lists of strings (all four present, at least one
+// item, each item short), and renders "head Discussed: …; …. Decided: ….
+// …" within budget, dropping the least important items first. It returns
+// the text, the provenance (the thread, the messages the model read, the
+// model) and the number of items, or an error when the answer does not
+// fit the schema or nothing fits the budget.
+func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
+	// The most recent messages that fit, in the order they were said.
+	from := len(recs)
+	used := 0
+	for from > 0 {
+		n := min(len([]rune(oneLine(recs[from-1].Text))), chatMessageRunes) + 8
+		if used+n > chatMaterialRunes {
+			break
+		}
+		used += n
+		from--
+	}
+	if from == len(recs) {
+		return "", nil, 0, fmt.Errorf("no message fits the model's material bound: %w", llm.ErrInvalid)
+	}
+	msgs := make([]extract.Message, 0, len(recs)-from)
+	for _, r := range recs[from:] {
+		msgs = append(msgs, extract.Message{ID: r.ID, Text: r.Text})
+	}
+	user, _ := numbered(msgs)
+	var ans struct {
+		Discussed *[]string `json:"discussed"`
+		Decided   *[]string `json:"decided"`
+		Changed   *[]string `json:"changed"`
+		Open      *[]string `json:"open"`
+	}
+	out := map[string]**[]string{"discussed": &ans.Discussed, "decided": &ans.Decided, "changed": &ans.Changed, "open": &ans.Open}
+	answer := min(2*budget+100, 1500)
+	if err := s.chat.JSON(ctx, llm.Request{System: episodePrompt, User: user, MaxTokens: answer}, &ans); err != nil {
+		return "", nil, 0, err
+	}
+	items := map[string][]string{}
+	total := 0
+	for _, k := range episodeSections {
+		l := *out[k]
+		if l == nil {
+			return "", nil, 0, fmt.Errorf("the answer has no %q list: %w", k, llm.ErrInvalid)
+		}
+		if len(*l) > maxEpisodeItems {
+			return "", nil, 0, fmt.Errorf("%d items in %q, more than %d: %w", len(*l), k, maxEpisodeItems, llm.ErrInvalid)
+		}
+		for _, it := range *l {
+			it = oneLine(it)
+			if r := []rune(it); len(r) == 0 || len(r) > chatItemRunes {
+				return "", nil, 0, fmt.Errorf("an item of %q has %d characters: %w", k, len(r), llm.ErrInvalid)
+			}
+			items[k] = append(items[k], strings.TrimRight(it, ".;"))
+			total++
+		}
+	}
+	if total == 0 {
+		return "", nil, 0, fmt.Errorf("an empty episode: %w", llm.ErrInvalid)
+	}
+	render := func() string {
+		var b strings.Builder
+		b.WriteString(head)
+		for _, k := range episodeSections {
+			if len(items[k]) > 0 {
+				b.WriteString(" " + episodeTitles[k] + ": " + strings.Join(items[k], "; ") + ".")
+			}
+		}
+		return b.String()
+	}
+	text := render()
+	for s.count(text) > budget && total > 0 {
+		for _, k := range episodeDrop {
+			if n := len(items[k]); n > 0 {
+				items[k] = items[k][:n-1]
+				total--
+				break
+			}
+		}
+		text = render()
+	}
+	if total == 0 {
+		return "", nil, 0, fmt.Errorf("no item of the model's episode fits %d tokens: %w", budget, llm.ErrInvalid)
+	}
+	prov := []string{"thread:" + thread}
+	for _, m := range msgs {
+		prov = append(prov, mnemo.MissedRef+m.ID)
+	}
+	prov = append(prov, "summary-by:"+s.chat.Name())
+	return text, prov, total, nil
 }

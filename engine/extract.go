@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/llm"
 )
 
 // Extraction runs in the background, off the write path: after a write
@@ -105,58 +106,181 @@ func (s *Service) extractor() {
 
 // extractThread extracts from the thread's messages since its last
 // extraction when there are at least ExtractEvery of them, and returns
-// the number of candidates stored.
+// the number of candidates stored. The chat model, when configured, is
+// asked without the thread's lock held (a slow model never holds up the
+// thread's writers); the candidates and the new state are written under
+// it, only if no other extraction read the messages meanwhile.
 func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) {
 	unlock := s.threads.lock(j.ns, j.thread)
-	defer unlock()
-	st, err := s.loadExtractState(ctx, j.ns, j.thread)
-	if err != nil {
+	st, recs, err := s.pendingMessages(ctx, j)
+	unlock()
+	if err != nil || len(recs) < s.extractEvery {
 		return 0, err
 	}
-	f := mnemo.Filter{Thread: j.thread}
-	if !st.At.IsZero() {
-		f.Since = &st.At
-	}
-	sc := scopeOf(j.c, j.ns)
-	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: f, ByTime: true, Limit: 1000})
-	if err != nil {
-		return 0, err
-	}
-	slices.Reverse(recs) // oldest first
-	var msgs []extract.Message
-	var last *mnemo.Record
-	for _, r := range recs {
-		if !st.At.IsZero() && r.CreatedAt.Equal(st.At) && r.ID <= st.ID {
-			continue // read by the previous extraction
-		}
-		msgs = append(msgs, extract.Message{ID: r.ID, Text: r.Text})
-		last = r
-	}
-	if len(msgs) < s.extractEvery {
-		return 0, nil
-	}
-	byID := map[string]*mnemo.Record{}
-	for _, r := range recs {
+	msgs := make([]extract.Message, len(recs))
+	byID := make(map[string]*mnemo.Record, len(recs))
+	for i, r := range recs {
+		msgs[i] = extract.Message{ID: r.ID, Text: r.Text}
 		byID[r.ID] = r
 	}
+	cands, by, conf := extract.Extract(msgs), "rules", 0.5
+	if s.chat != nil {
+		mc, err := s.modelExtract(ctx, msgs)
+		if err == nil {
+			cands, by, conf = mc, s.chat.Name(), 0.7
+		} else {
+			s.log.Warn("extraction by the chat model failed: the rules extracted", "namespace", j.ns, "thread", j.thread, "err", err)
+		}
+	}
+
+	unlock = s.threads.lock(j.ns, j.thread)
+	defer unlock()
+	if now, err := s.loadExtractState(ctx, j.ns, j.thread); err != nil {
+		return 0, err
+	} else if now != st {
+		return 0, nil // read meanwhile
+	}
 	var in []mnemo.NewRecord
-	conf := 0.5
-	for _, c := range extract.Extract(msgs) {
+	for _, c := range cands {
 		src := byID[c.From]
 		at := src.CreatedAt
-		imp := c.Importance
+		imp, cf := c.Importance, conf
 		in = append(in, mnemo.NewRecord{Kind: c.Kind, Scope: c.Scope, Text: c.Text, Tags: c.Tags, Decision: c.Decision,
-			Importance: &imp, Confidence: &conf, Source: "extracted", At: &at, AccessLevel: src.AccessLevel,
-			Provenance: []string{mnemo.MissedRef + c.From, "thread:" + j.thread}})
+			Importance: &imp, Confidence: &cf, Source: "extracted", At: &at, AccessLevel: src.AccessLevel,
+			Provenance: []string{mnemo.MissedRef + c.From, "thread:" + j.thread, "extracted-by:" + by}})
 	}
 	if len(in) > 0 {
 		if _, err := s.Remember(ctx, j.c, j.ns, in, WriteOptions{Dedup: true}); err != nil {
 			return 0, err
 		}
 	}
+	last := recs[len(recs)-1]
 	b, _ := json.Marshal(extractState{At: last.CreatedAt, ID: last.ID})
 	if err := s.store.SetSetting(ctx, extractKey(j.ns, j.thread), string(b)); err != nil {
 		return 0, err
 	}
 	return len(in), nil
+}
+
+// pendingMessages returns the thread's extraction state and the messages
+// it has not read, oldest first.
+func (s *Service) pendingMessages(ctx context.Context, j extractJob) (extractState, []*mnemo.Record, error) {
+	st, err := s.loadExtractState(ctx, j.ns, j.thread)
+	if err != nil {
+		return st, nil, err
+	}
+	f := mnemo.Filter{Thread: j.thread}
+	if !st.At.IsZero() {
+		f.Since = &st.At
+	}
+	recs, err := s.store.List(ctx, scopeOf(j.c, j.ns), mnemo.ListOptions{Filter: f, ByTime: true, Limit: 1000})
+	if err != nil {
+		return st, nil, err
+	}
+	slices.Reverse(recs) // oldest first
+	out := recs[:0]
+	for _, r := range recs {
+		if !st.At.IsZero() && r.CreatedAt.Equal(st.At) && r.ID <= st.ID {
+			continue // read by the previous extraction
+		}
+		out = append(out, r)
+	}
+	return st, out, nil
+}
+
+// The chat model's background paths: extraction of memories from a
+// thread's new messages and the thread's episode. Each asks for one JSON
+// object, checks it against its schema as a whole, and on any failure
+// (timeout, refusal, an answer cut off, malformed, empty or out of shape)
+// reports an error so that the caller's rules make the result instead:
+// nothing a model half-answered is written.
+
+// Bounds of a model call's material and answer.
+const (
+	chatMessageRunes   = 2_000  // each message, clipped
+	chatMaterialRunes  = 24_000 // all messages of one call
+	chatItemRunes      = 500    // each memory or episode item
+	extractAnswerToken = 1_500
+)
+
+const extractPrompt = `You extract durable memories from a conversation of a team. The conversation may be in any language; write each memory in the language of its message.
+Answer with one JSON object and nothing else:
+{"memories": [{"kind": "decision|rule|preference|procedure|fact|question", "text": "one self-contained sentence", "message": N}]}
+- decision: something the team decided or agreed; rule: a standing rule (always, never, must); preference: how someone likes things done; procedure: steps to do something; fact: a fact with a date, deadline or quantity; question: a question still open.
+- message: the number in brackets of the message the memory comes from.
+- Only what the messages state; no small talk, no guesses. At most 30 memories.`
+
+// modelMemory is one memory of the extraction schema.
+type modelMemory struct {
+	Kind    string `json:"kind"`
+	Text    string `json:"text"`
+	Message *int   `json:"message"`
+}
+
+// modelExtract asks the chat model for the memories of msgs and returns
+// them as candidates, or an error when the answer does not fit the schema
+// {"memories": [{"kind", "text", "message"}]} in every item, or is empty.
+func (s *Service) modelExtract(ctx context.Context, msgs []extract.Message) ([]extract.Candidate, error) {
+	user, n := numbered(msgs)
+	if n < len(msgs) {
+		return nil, fmt.Errorf("%d of %d messages fit the model's material bound: %w", n, len(msgs), llm.ErrInvalid)
+	}
+	var out struct {
+		Memories *[]modelMemory `json:"memories"`
+	}
+	if err := s.chat.JSON(ctx, llm.Request{System: extractPrompt, User: user, MaxTokens: extractAnswerToken}, &out); err != nil {
+		return nil, err
+	}
+	if out.Memories == nil || len(*out.Memories) == 0 {
+		return nil, fmt.Errorf("no memories in the answer: %w", llm.ErrInvalid)
+	}
+	if len(*out.Memories) > extract.MaxCandidates {
+		return nil, fmt.Errorf("%d memories, more than %d: %w", len(*out.Memories), extract.MaxCandidates, llm.ErrInvalid)
+	}
+	var cands []extract.Candidate
+	seen := map[string]bool{}
+	for i, m := range *out.Memories {
+		if m.Message == nil || *m.Message < 1 || *m.Message > len(msgs) {
+			return nil, fmt.Errorf("memory %d names no message of the %d: %w", i+1, len(msgs), llm.ErrInvalid)
+		}
+		if !slices.Contains(extract.Labels, m.Kind) {
+			return nil, fmt.Errorf("memory %d has kind %q: %w", i+1, m.Kind, llm.ErrInvalid)
+		}
+		if r := []rune(strings.TrimSpace(m.Text)); len(r) == 0 || len(r) > chatItemRunes {
+			return nil, fmt.Errorf("memory %d has %d characters of text: %w", i+1, len(r), llm.ErrInvalid)
+		}
+		from := msgs[*m.Message-1]
+		speaker, _ := extract.Speaker(from.Text)
+		c, _ := extract.Make(m.Kind, m.Text, speaker)
+		c.From = from.ID
+		if key := strings.ToLower(c.Text); !seen[key] {
+			seen[key] = true
+			cands = append(cands, c)
+		}
+	}
+	return cands, nil
+}
+
+// numbered renders messages as "[N] text" lines, each clipped, while they
+// fit chatMaterialRunes; it returns the text and how many fitted.
+func numbered(msgs []extract.Message) (string, int) {
+	var b strings.Builder
+	used := 0
+	for i, m := range msgs {
+		line := "[" + strconv.Itoa(i+1) + "] " + clipRunes(oneLine(m.Text), chatMessageRunes) + "\n"
+		n := len([]rune(line))
+		if used+n > chatMaterialRunes {
+			return b.String(), i
+		}
+		used += n
+		b.WriteString(line)
+	}
+	return b.String(), len(msgs)
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

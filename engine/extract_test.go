@@ -2,12 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/llm"
 )
 
 // Messages appended to a thread one by one: every fourth brings an
@@ -135,5 +138,145 @@ func TestExtractionRussianThread(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no %q among the extracted: %v", k, kinds)
 		}
+	}
+}
+
+// russianShift is a thread of four messages: one extraction's worth.
+var russianShift = []string{
+	"Анна: Ночью на пролёте над Шпицбергеном пропал аплинк на четыре минуты.",
+	"Борис: Ок, значит ведём ночные пролёты через Шпицберген, пока Инувик на обслуживании.",
+	"Анна: Статус резервного канала — в каждый бриф.",
+	"Кира: А кто подтверждает слот со станцией?",
+}
+
+func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*fixture, []*mnemo.Record, []string) {
+	t.Helper()
+	f := open(t, "", func(c *engine.Config) {
+		c.ExtractEvery = 4
+		if model != nil {
+			c.Chat = model(t)
+		}
+	})
+	ctx := context.Background()
+	var ids []string
+	for i, m := range russianShift {
+		w := f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+		ids = append(ids, w[0].ID)
+	}
+	if err := f.svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex []*mnemo.Record
+	for _, r := range got {
+		if r.Source == "extracted" {
+			ex = append(ex, r)
+		}
+	}
+	return f, ex, ids
+}
+
+// With a chat model, the model's memories are stored (any language), each
+// pointing at its message, with the model named in the provenance.
+func TestExtractionByChatModel(t *testing.T) {
+	chat := newFakeChat(t, fixedAnswer(`{"memories": [
+		{"kind": "decision", "text": "Ночные пролёты ведём через Шпицберген, пока Инувик на обслуживании.", "message": 2, "confidence": 0.9},
+		{"kind": "rule", "text": "В каждом брифе пролёта указывается статус резервного канала.", "message": 3},
+		{"kind": "question", "text": "Кто подтверждает слот со станцией?", "message": 4}]}`))
+	_, ex, ids := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, time.Second) })
+	if chat.calls() != 1 || !strings.Contains(chat.users[0], "[2] Борис: Ок, значит ведём") {
+		t.Fatalf("%d calls: %q", chat.calls(), chat.users)
+	}
+	byKind := map[string]*mnemo.Record{}
+	for _, r := range ex {
+		byKind[strings.SplitN(r.Text, " (", 2)[0]] = r
+		if !contains(r.Provenance, "extracted-by:chat:tiny") || r.Confidence != 0.7 {
+			t.Errorf("record %q: provenance %v, confidence %v", r.Text, r.Provenance, r.Confidence)
+		}
+	}
+	dec, rule, q := byKind["Decided"], byKind["Rule"], byKind["Open question"]
+	if len(ex) != 3 || dec == nil || rule == nil || q == nil {
+		t.Fatalf("extracted %d: %v", len(ex), byKind)
+	}
+	if dec.Text != "Decided (Борис): Ночные пролёты ведём через Шпицберген, пока Инувик на обслуживании." || dec.Decision == nil ||
+		dec.Provenance[0] != mnemo.MissedRef+ids[1] || rule.Scope != "/rules" || !contains(q.Tags, "question") || q.Provenance[0] != mnemo.MissedRef+ids[3] {
+		t.Errorf("decision %+v\nrule %+v\nquestion %+v", dec, rule, q)
+	}
+}
+
+// A model that is slow, refuses, answers out of the schema or nothing:
+// the rules extract instead, and nothing of the model's answer is written.
+func TestExtractionChatModelFallsBack(t *testing.T) {
+	valid := `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 2}]}`
+	cases := brokenModels(valid)
+	for name, content := range map[string]string{
+		"unknown kind":    `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 2}, {"kind": "opinion", "text": "MODEL: так себе", "message": 1}]}`,
+		"no such message": `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 9}]}`,
+		"no message":      `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген."}]}`,
+		"empty text":      `{"memories": [{"kind": "decision", "text": "  ", "message": 2}]}`,
+		"no memories":     `{"memories": []}`,
+		"other object":    `{"items": [{"kind": "decision", "text": "MODEL: ведём", "message": 2}]}`,
+		"wrong types":     `{"memories": [{"kind": "decision", "text": ["MODEL"], "message": "2"}]}`,
+	} {
+		cases[name] = fixedAnswer(content)
+	}
+	_, want, _ := extractWith(t, nil)
+	for name, answer := range cases {
+		t.Run(name, func(t *testing.T) {
+			chat := newFakeChat(t, answer)
+			_, ex, _ := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, 200*time.Millisecond) })
+			if chat.calls() != 1 || len(ex) != len(want) || len(ex) == 0 {
+				t.Fatalf("%d calls, %d extracted, want %d by the rules", chat.calls(), len(ex), len(want))
+			}
+			for _, r := range ex {
+				if strings.Contains(r.Text, "MODEL") || !contains(r.Provenance, "extracted-by:rules") || r.Confidence != 0.5 {
+					t.Errorf("record %q %v %v", r.Text, r.Provenance, r.Confidence)
+				}
+			}
+		})
+	}
+}
+
+// The model is asked without the thread's lock: a message written while
+// it thinks is not held up, and is left for the next extraction.
+func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
+	called, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	chat := newFakeChat(t, func(http.ResponseWriter, string, string) (string, string) {
+		once.Do(func() { close(called) })
+		<-release
+		return `{"memories": [{"kind": "question", "text": "Кто подтверждает слот?", "message": 4}]}`, "stop"
+	})
+	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 4; c.Chat = chat.model(t, 5*time.Second) })
+	ctx := context.Background()
+	for i, m := range russianShift {
+		f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+	}
+	select {
+	case <-called:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the model was not asked")
+	}
+	start := time.Now()
+	f.remember(t, "ops", mnemo.NewRecord{Text: "Борис: Слот подтверждаю я, до 18:00.", Thread: "смена-7", At: at(f.now.Add(-time.Minute))})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a write to the thread waited %v for the model", d)
+	}
+	close(release)
+	if err := f.svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	n := 0
+	for _, r := range got {
+		if r.Source == "extracted" {
+			n++
+		}
+	}
+	if n != 1 || chat.calls() != 1 {
+		t.Errorf("%d extracted after %d calls, want the model's one memory from one call", n, chat.calls())
 	}
 }

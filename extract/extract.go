@@ -103,23 +103,63 @@ func classify(s, speaker string) (Candidate, bool) {
 	if len([]rune(s)) < 12 || len(strings.Fields(s)) < 3 {
 		return Candidate{}, false
 	}
+	switch {
+	case decisionRE().MatchString(s) || decisionSlavic().MatchString(s):
+		return Make(LabelDecision, s, speaker)
+	case isQuestion(s):
+		return Make(LabelQuestion, s, speaker)
+	case preferenceRE().MatchString(s) || preferenceSlavic().MatchString(s):
+		return Make(LabelPreference, s, speaker)
+	case ruleRE().MatchString(s) || ruleSlavic().MatchString(s):
+		return Make(LabelRule, s, speaker)
+	case procedureRE().MatchString(s) || procedureSlavic().MatchString(s):
+		return Make(LabelProcedure, s, speaker)
+	case isFact(s):
+		return Make(LabelFact, s, speaker)
+	}
+	return Candidate{}, false
+}
+
+// Labels of what a sentence holds, as Make takes them (and a chat model
+// names them).
+const (
+	LabelDecision   = "decision"
+	LabelRule       = "rule"
+	LabelPreference = "preference"
+	LabelProcedure  = "procedure"
+	LabelFact       = "fact"
+	LabelQuestion   = "question"
+)
+
+// Labels lists the labels Make knows.
+var Labels = []string{LabelDecision, LabelRule, LabelPreference, LabelProcedure, LabelFact, LabelQuestion}
+
+// Make builds the candidate for a sentence s said by speaker ("" when
+// unknown) that holds what label says: its kind, text, scope, importance,
+// tags and, for a decision, its body. It reports false for an unknown
+// label or an empty sentence.
+func Make(label, s, speaker string) (Candidate, bool) {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return Candidate{}, false
+	}
 	who := ""
 	if speaker != "" {
 		who = " (" + speaker + ")"
 	}
-	switch {
-	case decisionRE().MatchString(s) || decisionSlavic().MatchString(s):
+	switch label {
+	case LabelDecision:
 		return Candidate{Kind: mnemo.KindDecision, Text: "Decided" + who + ": " + s, Importance: 0.7,
 			Decision: &mnemo.Decision{Decision: s, Status: "accepted"}}, true
-	case isQuestion(s):
+	case LabelQuestion:
 		return Candidate{Kind: mnemo.KindFact, Text: "Open question" + who + ": " + s, Importance: 0.5, Tags: []string{"question"}}, true
-	case preferenceRE().MatchString(s) || preferenceSlavic().MatchString(s):
+	case LabelPreference:
 		return Candidate{Kind: mnemo.KindPreference, Text: "Preference" + who + ": " + s, Importance: 0.6}, true
-	case ruleRE().MatchString(s) || ruleSlavic().MatchString(s):
+	case LabelRule:
 		return Candidate{Kind: mnemo.KindFact, Scope: "/rules", Text: "Rule" + who + ": " + s, Importance: 0.8}, true
-	case procedureRE().MatchString(s) || procedureSlavic().MatchString(s):
+	case LabelProcedure:
 		return Candidate{Kind: mnemo.KindProcedure, Text: "Procedure" + who + ": " + s, Importance: 0.6}, true
-	case isFact(s):
+	case LabelFact:
 		return Candidate{Kind: mnemo.KindFact, Text: "Fact" + who + ": " + s, Importance: 0.5}, true
 	}
 	return Candidate{}, false

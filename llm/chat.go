@@ -1,7 +1,8 @@
 // Package llm is mnemo's optional language model: a chat model behind an
 // OpenAI-compatible /chat/completions endpoint (a local Ollama, llama.cpp
 // server or vLLM, or a hosted service) that answers JSON objects. It is
-// used only off the request path (push-mode summaries), always with a
+// used only off the request path of recall and digest (push-mode
+// summaries, episodes, extraction from threads), always with a
 // deterministic fallback: on a timeout, a refusal or an answer that is not
 // the JSON object asked for, the caller's own rules make the result.
 package llm

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/thesaurus"
@@ -201,6 +202,14 @@ func (a *app) engineConfig() (engine.Config, error) {
 		}
 		cfg.TriageCapacity = f
 	}
+	// The optional chat model (MNEMO_CHAT_URL, …) writes episodes and
+	// extracts memories in the background; it is never asked on recall or
+	// digest.
+	chat, err := llm.FromEnv(a.env)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Chat = chat
 	if v := a.env("MNEMO_EXTRACT_EVERY"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1000 {
