@@ -64,7 +64,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		Weights: rk.weights, Triage: rk.triage, Budget: req.Budget, Tokenizer: s.tok.Name(),
 		Candidates: len(rk.hits), Entries: []mnemo.DigestEntry{}}
 
-	title := "# Context for: " + truncate(oneLine(req.Task), 200) + "\n"
+	title := "# Context for: " + truncate(oneLine(req.Task), 200) + "\n" + triageNote(rk.triage)
 	titleTok := s.count(title)
 	omitLine := func(n int) string {
 		return "_" + strconv.Itoa(n) + " more candidates left out to fit " + strconv.Itoa(req.Budget) + " tokens._\n"

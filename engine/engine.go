@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
 		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
 		chat:     cfg.Chat,
-		rates:    newRateTracker(),
+		rates:    newRateTracker(cfg.Store),
 		bg:       make(chan job, 4096),
 		bgDone:   make(chan struct{}),
 		tokCache: make(map[string]int),
@@ -363,45 +363,6 @@ func scopeOf(c mnemo.Caller, ns string) mnemo.Scope {
 		ns = mnemo.DefaultNamespace
 	}
 	return mnemo.Scope{Namespace: ns, Clearance: c.Clearance}
-}
-
-// rateTracker counts events per namespace in a sliding one-minute window.
-type rateTracker struct {
-	mu     sync.Mutex
-	events map[string][]time.Time
-}
-
-func newRateTracker() *rateTracker { return &rateTracker{events: make(map[string][]time.Time)} }
-
-func (r *rateTracker) add(ns string, t time.Time, n int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ev := r.trim(ns, t)
-	for i := 0; i < n; i++ {
-		ev = append(ev, t)
-	}
-	if len(ev) > 100000 {
-		ev = ev[len(ev)-100000:]
-	}
-	r.events[ns] = ev
-}
-
-func (r *rateTracker) perMinute(ns string, t time.Time) float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return float64(len(r.trim(ns, t)))
-}
-
-func (r *rateTracker) trim(ns string, t time.Time) []time.Time {
-	ev := r.events[ns]
-	cut := t.Add(-time.Minute)
-	i := 0
-	for i < len(ev) && ev[i].Before(cut) {
-		i++
-	}
-	ev = ev[i:]
-	r.events[ns] = ev
-	return ev
 }
 
 // Warm loads the in-memory indexes of every namespace of a store that keeps

@@ -285,7 +285,10 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 
 	var alpha float64
 	if s.triageCap > 0 {
-		rate := s.rates.perMinute(sc.Namespace, now)
+		rate, err := s.rates.perMinute(ctx, sc.Namespace, now, s.triageCap)
+		if err != nil {
+			return nil, err
+		}
 		alpha = score.TriageAlpha(rate, s.triageCap)
 		if alpha > 0 {
 			rk.triage = &mnemo.Triage{Active: true, Alpha: alpha, Rate: rate, Limit: s.triageCap}
