@@ -5,25 +5,6 @@ import (
 	"time"
 )
 
-// Filter narrows which records a read sees. Zero values mean "no constraint".
-// Every read is also bounded by Namespace and Clearance.
-type Filter struct {
-	Layers         []Layer    `json:"layers,omitempty"`
-	Kinds          []Kind     `json:"kinds,omitempty"`
-	ScopePrefix    string     `json:"scope_prefix,omitempty"`
-	Component      string     `json:"component,omitempty"`
-	Mission        string     `json:"mission,omitempty"`
-	Thread         string     `json:"thread,omitempty"`
-	Tags           []string   `json:"tags,omitempty"` // a record must carry every tag
-	MinCriticality float64    `json:"min_criticality,omitempty"`
-	Since          *time.Time `json:"since,omitempty"`   // created_at >= Since
-	Until          *time.Time `json:"until,omitempty"`   // created_at < Until
-	Outcome        string     `json:"outcome,omitempty"` // correction outcome
-	// AsOf selects the records valid at that instant (bi-temporal read);
-	// nil means "now": superseded and expired records are hidden.
-	AsOf *time.Time `json:"as_of,omitempty"`
-}
-
 // Scope says whose records a read may see.
 type Scope struct {
 	Namespace string

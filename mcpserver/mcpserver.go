@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -240,7 +241,8 @@ func (s *server) identify(ctx context.Context, req *mcp.CallToolRequest) (mnemo.
 
 // schemaFor infers the input schema of T (unknown properties forbidden).
 func schemaFor[T any]() *jsonschema.Schema {
-	sc, err := jsonschema.For[T](nil)
+	sc, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[mnemo.Filter](): filterSchema()}})
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema for %T: %v", *new(T), err))
 	}

@@ -4,83 +4,40 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 )
 
-// Filters narrow which records a query or recall sees.
-type Filters struct {
-	Component   string   `json:"component,omitempty" jsonschema:"only records of this component"`
-	Criticality float64  `json:"criticality,omitempty" jsonschema:"minimum criticality 0..1"`
-	Since       string   `json:"since,omitempty" jsonschema:"only records created at or after this time (RFC 3339 or YYYY-MM-DD)"`
-	Until       string   `json:"until,omitempty" jsonschema:"only records created before this time (RFC 3339 or YYYY-MM-DD)"`
-	Kind        []string `json:"kind,omitempty" jsonschema:"only these kinds: fact, preference, episode, procedure, decision, correction, refresh, event, core"`
-	Layer       []string `json:"layer,omitempty" jsonschema:"only these layers: domain, workflow, practitioner"`
-	Tags        []string `json:"tags,omitempty" jsonschema:"only records that carry every one of these tags"`
-	Scope       string   `json:"scope,omitempty" jsonschema:"scope path prefix, e.g. /regulations"`
-	Mission     string   `json:"mission,omitempty" jsonschema:"only records of this mission"`
-	Thread      string   `json:"thread,omitempty" jsonschema:"only records of this conversation or session"`
-	Outcome     string   `json:"outcome,omitempty" jsonschema:"correction outcome: accepted, rejected or modified"`
-	AsOf        string   `json:"as_of,omitempty" jsonschema:"answer as of this time (RFC 3339): superseded facts valid then are included"`
+// filterSchema is mnemo.Filter's schema for tool arguments: its JSON
+// spelling, which every surface shares, plus the older spellings the tools
+// took before (layer, kind, scope, tag, criticality), still accepted.
+func filterSchema() *jsonschema.Schema {
+	sc, err := jsonschema.For[mnemo.Filter](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: filter schema: %v", err))
+	}
+	for _, old := range []string{"layer", "kind", "scope", "tag", "criticality"} {
+		canon := mnemo.FilterAliases[old]
+		p := sc.Properties[canon].CloneSchemas()
+		p.Description = "older spelling of " + canon
+		p.Deprecated = true
+		sc.Properties[old] = p
+		sc.PropertyOrder = append(sc.PropertyOrder, old)
+	}
+	return sc
 }
 
-// filter converts f into the engine's filter.
-func (f *Filters) filter() (mnemo.Filter, error) {
-	var out mnemo.Filter
-	if f == nil {
-		return out, nil
-	}
-	out.Component, out.MinCriticality, out.ScopePrefix = f.Component, f.Criticality, f.Scope
-	out.Mission, out.Thread, out.Outcome, out.Tags = f.Mission, f.Thread, f.Outcome, f.Tags
-	for _, k := range f.Kind {
-		out.Kinds = append(out.Kinds, mnemo.Kind(k))
-	}
-	for _, l := range f.Layer {
-		out.Layers = append(out.Layers, mnemo.Layer(l))
-	}
-	for _, x := range []struct {
-		name, v string
-		dst     **time.Time
-	}{{"since", f.Since, &out.Since}, {"until", f.Until, &out.Until}, {"as_of", f.AsOf, &out.AsOf}} {
-		if x.v == "" {
-			continue
-		}
-		t, err := parseTime(x.v)
-		if err != nil {
-			return out, mnemo.Errorf(mnemo.EINVALID, "filter %s: %q is not an RFC 3339 time or a date", x.name, x.v)
-		}
-		*x.dst = &t
-	}
-	return out, nil
-}
-
-func parseTime(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	return time.Parse("2006-01-02", s)
-}
-
-// QueryInput is workflow_memory_query's input (DESIGN.md §3).
-type QueryInput struct {
-	TaskDescription string   `json:"task_description" jsonschema:"the task the agent is about to work on, in plain words"`
-	Scope           string   `json:"scope,omitempty" jsonschema:"which layers to draw from: all, domain, workflow or practitioner"`
-	TokenBudget     int      `json:"token_budget,omitempty" jsonschema:"maximum size of the digest in tokens (exact count, headers included)"`
-	Filters         *Filters `json:"filters,omitempty" jsonschema:"structured filters: component, criticality, time range, kind, tags, scope prefix, outcome, as_of"`
-	MinRelevance    *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every entry must reach, 0..1; unset: adaptive floor; 0: no floor"`
-}
+// QueryInput is workflow_memory_query's input (DESIGN.md §3): the digest
+// request of POST /v1/digest.
+type QueryInput = mnemo.DigestRequest
 
 func (s *server) query(ctx context.Context, p mnemo.Principal, in QueryInput) (*mcp.CallToolResult, error) {
-	f, err := in.Filters.filter()
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.svc.Digest(ctx, p.Caller, mnemo.DigestRequest{Namespace: p.Namespace, Task: in.TaskDescription,
-		Scope: in.Scope, Budget: in.TokenBudget, Filter: f, MinRelevance: in.MinRelevance})
+	in.Namespace = p.Namespace
+	d, err := s.svc.Digest(ctx, p.Caller, in)
 	if err != nil {
 		return nil, err
 	}
@@ -193,24 +150,12 @@ func (s *server) remember(ctx context.Context, p mnemo.Principal, in RememberInp
 	return textResult(fmt.Sprintf("%s %s (%s/%s, %d tokens)", verb, w.ID, w.Layer, w.Kind, w.Tokens), o), nil
 }
 
-// RecallInput is memory_recall's input.
-type RecallInput struct {
-	Query   string   `json:"query" jsonschema:"what to look for, in plain words"`
-	K       int      `json:"k,omitempty" jsonschema:"number of hits, 1..1000 (default 10)"`
-	Filters *Filters `json:"filters,omitempty" jsonschema:"structured filters"`
-	Preset  string   `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
-	Intent  string   `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"`
-	// MinRelevance is as in QueryInput.
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every hit must reach, 0..1; unset: adaptive floor; 0: no floor"`
-}
+// RecallInput is memory_recall's input: the recall request of POST /v1/recall.
+type RecallInput = mnemo.RecallRequest
 
 func (s *server) recall(ctx context.Context, p mnemo.Principal, in RecallInput) (*mcp.CallToolResult, error) {
-	f, err := in.Filters.filter()
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.Recall(ctx, p.Caller, mnemo.RecallRequest{Namespace: p.Namespace, Query: in.Query, K: in.K,
-		Filter: f, Preset: in.Preset, Intent: in.Intent, MinRelevance: in.MinRelevance})
+	in.Namespace = p.Namespace
+	res, err := s.svc.Recall(ctx, p.Caller, in)
 	if err != nil {
 		return nil, err
 	}
@@ -288,9 +233,9 @@ type HandoffInput struct {
 func (s *server) handoff(ctx context.Context, p mnemo.Principal, in HandoffInput) (*mcp.CallToolResult, error) {
 	req := engine.HandoffRequest{Namespace: p.Namespace, From: in.From, Budget: in.TokenBudget}
 	if in.Since != "" {
-		t, err := parseTime(in.Since)
+		t, err := mnemo.ParseTime(in.Since)
 		if err != nil {
-			return nil, mnemo.Errorf(mnemo.EINVALID, "since %q is not an RFC 3339 time or a date", in.Since)
+			return nil, mnemo.Errorf(mnemo.EINVALID, "since: %s", mnemo.ErrorMessage(err))
 		}
 		req.Since = t
 	}

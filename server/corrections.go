@@ -27,11 +27,9 @@ func correctionRequest(r *http.Request) (mnemo.CorrectionRequest, error) {
 		if v == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, v)
+		t, err := mnemo.ParseTime(v)
 		if err != nil {
-			if t, err = time.Parse(time.DateOnly, v); err != nil {
-				return req, mnemo.Errorf(mnemo.EINVALID, "%s %q is not an RFC 3339 time or a YYYY-MM-DD date", name, v)
-			}
+			return req, mnemo.Errorf(mnemo.EINVALID, "%s: %s", name, mnemo.ErrorMessage(err))
 		}
 		*dst = t.UTC()
 	}
@@ -114,7 +112,7 @@ func (s *Server) handleTune(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req TuneRequest
-	if err := s.decode(w, r, &req); err != nil {
+	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

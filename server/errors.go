@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/console"
 )
 
 // statusOf maps every mnemo error code to its HTTP status. It is the only
@@ -81,7 +83,10 @@ func decodeErr(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var mbe *http.MaxBytesError
+	var me *mnemo.Error
 	switch {
+	case errors.As(err, &me): // from a type's own decoder, e.g. a filter's time
+		return me
 	case errors.As(err, &mbe):
 		return mnemo.Errorf(mnemo.ETOOLARGE, "request body is over the limit of %d bytes", mbe.Limit)
 	case errors.As(err, &se):
@@ -140,3 +145,33 @@ func (rd *readiness) check(ctx context.Context, s *Server) error {
 	rd.at, rd.err, rd.set = now, err, true
 	return err
 }
+
+// serveMux routes r. What the mux answers by itself, a path no route
+// serves (404) or a route of another method (405, with Allow), is a JSON
+// error like every other answer of the API; the console's pages keep
+// their own.
+func (s *Server) serveMux(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" || (s.console && console.Owns(r.URL.Path)) {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	cw := &statusOnly{ResponseWriter: w}
+	s.mux.ServeHTTP(cw, r)
+	w.Header().Del("Content-Type")
+	if cw.status == http.StatusMethodNotAllowed {
+		// No code of its own: the method is the invalid part of the request.
+		writeJSON(w, http.StatusMethodNotAllowed, ErrorBody{Error: ErrorDetail{Code: mnemo.EINVALID,
+			Message: fmt.Sprintf("%s %s is not a route: this path takes %s", r.Method, r.URL.Path, w.Header().Get("Allow"))}})
+		return
+	}
+	s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no route %s %s (see /openapi.json)", r.Method, r.URL.Path))
+}
+
+// statusOnly keeps the status a handler writes and drops its body.
+type statusOnly struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusOnly) WriteHeader(code int)        { w.status = code }
+func (w *statusOnly) Write(b []byte) (int, error) { return len(b), nil }

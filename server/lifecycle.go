@@ -23,7 +23,7 @@ func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req ExpireRequest
-	if err := s.decode(w, r, &req); err != nil {
+	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -76,7 +76,7 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
 	p := principal(r.Context())
 	var req engine.HandoffRequest
-	if err := s.decode(w, r, &req); err != nil {
+	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

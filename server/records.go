@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,11 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeBytes(b, v)
+}
+
+// decodeBytes reads one strict JSON value from b into v.
+func decodeBytes(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -178,49 +184,40 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, resp)
 }
 
-// listOptions parses GET /v1/records query parameters.
+// listOptions parses GET /v1/records query parameters: the filter keys
+// (either spelling, see mnemo.Filter.Set; list keys repeat), limit, after
+// and all.
 func listOptions(r *http.Request) (mnemo.ListOptions, error) {
 	q := r.URL.Query()
 	var opt mnemo.ListOptions
+	keys := make([]string, 0, len(q))
 	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
 		switch k {
-		case "layer", "kind", "scope", "component", "mission", "thread", "tag", "limit", "after", "all",
-			"criticality", "since", "until", "as_of", "outcome":
+		case "limit", "after", "all":
+			continue
+		}
+		if _, ok := mnemo.CanonicalFilterKey(k); !ok || k != strings.ToLower(k) {
+			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want %s, limit, after or all)", k, strings.Join(mnemo.FilterKeys, ", "))
+		}
+		vs := q[k]
+		switch c, _ := mnemo.CanonicalFilterKey(k); c {
+		case "layers", "kinds", "tags":
 		default:
-			return opt, mnemo.Errorf(mnemo.EINVALID, "unknown query parameter %q (want layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of, outcome, limit, after or all)", k)
+			vs = vs[:1] // a repeated single-valued key: the first one counts
 		}
-	}
-	if v := q.Get("criticality"); v != "" {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return opt, mnemo.Errorf(mnemo.EINVALID, "criticality %q is not a number", v)
-		}
-		opt.Filter.MinCriticality = x
-	}
-	for name, dst := range map[string]**time.Time{"since": &opt.Filter.Since, "until": &opt.Filter.Until, "as_of": &opt.Filter.AsOf} {
-		if v := q.Get(name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				return opt, mnemo.Errorf(mnemo.EINVALID, "%s %q is not an RFC 3339 time", name, v)
+		for _, v := range vs {
+			if v == "" {
+				continue
 			}
-			t = t.UTC()
-			*dst = &t
+			if err := opt.Filter.Set(k, v); err != nil {
+				return opt, err
+			}
 		}
 	}
-	opt.Filter.Outcome = q.Get("outcome")
-	for _, l := range q["layer"] {
-		opt.Filter.Layers = append(opt.Filter.Layers, mnemo.Layer(l))
-	}
-	for _, k := range q["kind"] {
-		opt.Filter.Kinds = append(opt.Filter.Kinds, mnemo.Kind(k))
-	}
-	for _, t := range q["tag"] {
-		opt.Filter.Tags = append(opt.Filter.Tags, strings.Split(t, ",")...)
-	}
-	opt.Filter.ScopePrefix = q.Get("scope")
-	opt.Filter.Component = q.Get("component")
-	opt.Filter.Mission = q.Get("mission")
-	opt.Filter.Thread = q.Get("thread")
 	opt.After = q.Get("after")
 	opt.Limit = 100
 	if v := q.Get("limit"); v != "" {

@@ -286,7 +286,7 @@ func (s *Server) Handler() http.Handler {
 			ok = s.guard(sw, r)
 		}
 		if ok {
-			s.mux.ServeHTTP(sw, r)
+			s.serveMux(sw, r)
 		}
 		route := r.Pattern
 		if route == "" {
