@@ -67,21 +67,21 @@ func (k Kind) DefaultLayer() Layer {
 
 // Alternative is an option a decision rejected, with the reason.
 type Alternative struct {
-	Option string `json:"option"`
-	Reason string `json:"reason,omitempty"`
+	Option string `json:"option" jsonschema:"the option that was rejected"`
+	Reason string `json:"reason,omitempty" jsonschema:"why it was rejected"`
 }
 
 // Decision is the structured body of a record of kind decision.
 type Decision struct {
-	Title        string        `json:"title,omitempty"`
-	Context      string        `json:"context,omitempty"`
-	Decision     string        `json:"decision,omitempty"`
-	Alternatives []Alternative `json:"alternatives,omitempty"`
-	Consequences string        `json:"consequences,omitempty"`
-	Principle    string        `json:"principle,omitempty"`
-	Status       string        `json:"status,omitempty"`     // proposed, accepted, superseded, deprecated
-	Constrains   []string      `json:"constrains,omitempty"` // ids of decisions this one constrains
-	DependsOn    []string      `json:"depends_on,omitempty"` // ids of decisions this one depends on
+	Title        string        `json:"title,omitempty" jsonschema:"short title of the decision"`
+	Context      string        `json:"context,omitempty" jsonschema:"the situation and the reason for deciding"`
+	Decision     string        `json:"decision,omitempty" jsonschema:"what was decided"`
+	Alternatives []Alternative `json:"alternatives,omitempty" jsonschema:"options considered and rejected, each with the reason"`
+	Consequences string        `json:"consequences,omitempty" jsonschema:"what follows from the decision"`
+	Principle    string        `json:"principle,omitempty" jsonschema:"the principle the decision rests on"`
+	Status       string        `json:"status,omitempty" jsonschema:"proposed, accepted, superseded or deprecated"` // proposed, accepted, superseded, deprecated
+	Constrains   []string      `json:"constrains,omitempty" jsonschema:"ids of decisions this one constrains"`     // ids of decisions this one constrains
+	DependsOn    []string      `json:"depends_on,omitempty" jsonschema:"ids of decisions this one depends on"`     // ids of decisions this one depends on
 }
 
 // Correction outcomes.
@@ -94,13 +94,13 @@ const (
 // Correction is the structured body of a record of kind correction: an
 // abstraction of an operator's correction, never raw conversation text.
 type Correction struct {
-	Class          string `json:"class,omitempty"`
-	Category       string `json:"category,omitempty"` // semantic category
-	Component      string `json:"component,omitempty"`
-	Outcome        string `json:"outcome,omitempty"` // accepted, rejected, modified
-	Summary        string `json:"summary,omitempty"` // one sentence
-	RetrievalID    string `json:"retrieval_id,omitempty"`
-	MissingContext bool   `json:"missing_context,omitempty"`
+	Class          string `json:"class,omitempty" jsonschema:"class of correction, e.g. omission, wrong-fact, style"`
+	Category       string `json:"category,omitempty" jsonschema:"semantic category, e.g. pass-planning"` // semantic category
+	Component      string `json:"component,omitempty" jsonschema:"affected component"`
+	Outcome        string `json:"outcome,omitempty" jsonschema:"accepted, rejected or modified"`         // accepted, rejected, modified
+	Summary        string `json:"summary,omitempty" jsonschema:"one-sentence summary of the correction"` // one sentence
+	RetrievalID    string `json:"retrieval_id,omitempty" jsonschema:"id of the retrieval the correction followed"`
+	MissingContext bool   `json:"missing_context,omitempty" jsonschema:"whether missing context caused the correction"`
 }
 
 // Record is the unit of memory.
@@ -388,26 +388,26 @@ func (r *Record) Live(t time.Time) bool {
 // NewRecord is the input of a write: the fields a caller may set, with
 // pointers where "unset" differs from zero so defaults can apply.
 type NewRecord struct {
-	ID          string      `json:"id,omitempty"` // optional; assigned when empty
-	Layer       Layer       `json:"layer,omitempty"`
-	Kind        Kind        `json:"kind,omitempty"`
-	Scope       string      `json:"scope,omitempty"`
-	Text        string      `json:"text"`
-	Decision    *Decision   `json:"decision,omitempty"`
-	Correction  *Correction `json:"correction,omitempty"`
-	Importance  *float64    `json:"importance,omitempty"`  // default 0.5
-	Confidence  *float64    `json:"confidence,omitempty"`  // default by source
-	Criticality *float64    `json:"criticality,omitempty"` // default 0
-	Source      string      `json:"source,omitempty"`      // default "user"
-	Provenance  []string    `json:"provenance,omitempty"`
-	Component   string      `json:"component,omitempty"`
-	Tags        []string    `json:"tags,omitempty"`
-	Mission     string      `json:"mission,omitempty"`
-	Thread      string      `json:"thread,omitempty"` // conversation or session the record belongs to
-	AccessLevel int         `json:"access_level,omitempty"`
-	At          *time.Time  `json:"at,omitempty"`         // when it happened or was learned; default now
-	ValidTo     *time.Time  `json:"valid_to,omitempty"`   // end of validity, if known
-	Supersedes  string      `json:"supersedes,omitempty"` // id of a record this one replaces
+	ID          string      `json:"id,omitempty" jsonschema:"optional id (letters, digits, - _ . : /); assigned when empty"` // optional; assigned when empty
+	Layer       Layer       `json:"layer,omitempty" jsonschema:"domain, workflow or practitioner (default from the kind)"`
+	Kind        Kind        `json:"kind,omitempty" jsonschema:"fact (default), preference, episode, procedure, decision, correction, refresh, event or core"`
+	Scope       string      `json:"scope,omitempty" jsonschema:"scope path such as /regulations/gdpr; it selects the recency half-life"`
+	Text        string      `json:"text" jsonschema:"the content to remember"`
+	Decision    *Decision   `json:"decision,omitempty" jsonschema:"structured body of a decision (kind decision): what was decided, why, and the alternatives rejected"`
+	Correction  *Correction `json:"correction,omitempty" jsonschema:"structured body of an operator correction (kind correction); never raw conversation text"`
+	Importance  *float64    `json:"importance,omitempty" jsonschema:"static priority 0..1 (default 0.5)"`                                                // default 0.5
+	Confidence  *float64    `json:"confidence,omitempty" jsonschema:"confidence 0..1 (default by source: user 1.0, llm 0.7, observed 0.5)"`              // default by source
+	Criticality *float64    `json:"criticality,omitempty" jsonschema:"criticality 0..1 used by triage ranking (default 0)"`                              // default 0
+	Source      string      `json:"source,omitempty" jsonschema:"where it came from: user, llm, observed, import:git, ... (default user; llm over MCP)"` // default "user"
+	Provenance  []string    `json:"provenance,omitempty" jsonschema:"references such as commit:SHA, issue:URL, doc:PATH, session:ID"`
+	Component   string      `json:"component,omitempty" jsonschema:"component the record is about"`
+	Tags        []string    `json:"tags,omitempty" jsonschema:"free tags"`
+	Mission     string      `json:"mission,omitempty" jsonschema:"mission the record belongs to"`
+	Thread      string      `json:"thread,omitempty" jsonschema:"conversation or session the record is part of (e.g. session:ID); records of one thread lend each other context in semantic search"` // conversation or session the record belongs to
+	AccessLevel int         `json:"access_level,omitempty" jsonschema:"clearance needed to see the record (default 0); at most the caller's clearance"`
+	At          *time.Time  `json:"at,omitempty" jsonschema:"when it happened or was learned, RFC 3339 (default now)"`                  // when it happened or was learned; default now
+	ValidTo     *time.Time  `json:"valid_to,omitempty" jsonschema:"end of validity, RFC 3339, if known"`                                // end of validity, if known
+	Supersedes  string      `json:"supersedes,omitempty" jsonschema:"id of a record this one replaces; the old one is kept as history"` // id of a record this one replaces
 }
 
 // Record turns the input into a record with defaults applied (no id, no

@@ -44,76 +44,9 @@ func (s *server) query(ctx context.Context, p mnemo.Principal, in QueryInput) (*
 	return textResult(d.Markdown, d), nil
 }
 
-// RememberInput is memory_remember's input.
-type RememberInput struct {
-	Text        string           `json:"text" jsonschema:"the content to remember"`
-	Kind        string           `json:"kind,omitempty" jsonschema:"fact (default), preference, episode, procedure, decision, correction, refresh, event or core"`
-	Layer       string           `json:"layer,omitempty" jsonschema:"domain, workflow or practitioner (default from the kind)"`
-	Scope       string           `json:"scope,omitempty" jsonschema:"scope path such as /regulations/gdpr; it selects the recency half-life"`
-	Importance  *float64         `json:"importance,omitempty" jsonschema:"static priority 0..1 (default 0.5)"`
-	Confidence  *float64         `json:"confidence,omitempty" jsonschema:"confidence 0..1 (default by source: user 1.0, llm 0.7, observed 0.5)"`
-	Criticality *float64         `json:"criticality,omitempty" jsonschema:"criticality 0..1 used by triage ranking (default 0)"`
-	Source      string           `json:"source,omitempty" jsonschema:"where it came from: user, llm, observed, import:git, ... (default llm over MCP)"`
-	Provenance  []string         `json:"provenance,omitempty" jsonschema:"references such as commit:SHA, issue:URL, doc:PATH, session:ID"`
-	Component   string           `json:"component,omitempty" jsonschema:"component the record is about"`
-	Tags        []string         `json:"tags,omitempty" jsonschema:"free tags"`
-	Mission     string           `json:"mission,omitempty" jsonschema:"mission the record belongs to"`
-	Thread      string           `json:"thread,omitempty" jsonschema:"conversation or session the record is part of (e.g. session:ID); records of one thread lend each other context in semantic search"`
-	AccessLevel int              `json:"access_level,omitempty" jsonschema:"clearance needed to see the record (default 0); at most the caller's clearance"`
-	Supersedes  string           `json:"supersedes,omitempty" jsonschema:"id of a record this one replaces; the old one is kept as history"`
-	Decision    *DecisionInput   `json:"decision,omitempty" jsonschema:"structured body of a decision (kind decision): what was decided, why, and the alternatives rejected"`
-	Correction  *CorrectionInput `json:"correction,omitempty" jsonschema:"structured body of an operator correction (kind correction); never raw conversation text"`
-}
-
-// DecisionInput is the structured body of a decision.
-type DecisionInput struct {
-	Title        string             `json:"title,omitempty" jsonschema:"short title of the decision"`
-	Context      string             `json:"context,omitempty" jsonschema:"the situation and the reason for deciding"`
-	Decision     string             `json:"decision,omitempty" jsonschema:"what was decided"`
-	Alternatives []AlternativeInput `json:"alternatives,omitempty" jsonschema:"options considered and rejected, each with the reason"`
-	Consequences string             `json:"consequences,omitempty" jsonschema:"what follows from the decision"`
-	Principle    string             `json:"principle,omitempty" jsonschema:"the principle the decision rests on"`
-	Status       string             `json:"status,omitempty" jsonschema:"proposed, accepted, superseded or deprecated"`
-	Constrains   []string           `json:"constrains,omitempty" jsonschema:"ids of decisions this one constrains"`
-	DependsOn    []string           `json:"depends_on,omitempty" jsonschema:"ids of decisions this one depends on"`
-}
-
-// AlternativeInput is a rejected option.
-type AlternativeInput struct {
-	Option string `json:"option" jsonschema:"the option that was rejected"`
-	Reason string `json:"reason,omitempty" jsonschema:"why it was rejected"`
-}
-
-// CorrectionInput is the structured body of a correction.
-type CorrectionInput struct {
-	Class          string `json:"class,omitempty" jsonschema:"class of correction, e.g. omission, wrong-fact, style"`
-	Category       string `json:"category,omitempty" jsonschema:"semantic category, e.g. pass-planning"`
-	Component      string `json:"component,omitempty" jsonschema:"affected component"`
-	Outcome        string `json:"outcome,omitempty" jsonschema:"accepted, rejected or modified"`
-	Summary        string `json:"summary,omitempty" jsonschema:"one-sentence summary of the correction"`
-	RetrievalID    string `json:"retrieval_id,omitempty" jsonschema:"id of the retrieval the correction followed"`
-	MissingContext bool   `json:"missing_context,omitempty" jsonschema:"whether missing context caused the correction"`
-}
-
-func (d *DecisionInput) body() *mnemo.Decision {
-	if d == nil {
-		return nil
-	}
-	out := &mnemo.Decision{Title: d.Title, Context: d.Context, Decision: d.Decision, Consequences: d.Consequences,
-		Principle: d.Principle, Status: d.Status, Constrains: d.Constrains, DependsOn: d.DependsOn}
-	for _, a := range d.Alternatives {
-		out.Alternatives = append(out.Alternatives, mnemo.Alternative{Option: a.Option, Reason: a.Reason})
-	}
-	return out
-}
-
-func (c *CorrectionInput) body() *mnemo.Correction {
-	if c == nil {
-		return nil
-	}
-	return &mnemo.Correction{Class: c.Class, Category: c.Category, Component: c.Component, Outcome: c.Outcome,
-		Summary: c.Summary, RetrievalID: c.RetrievalID, MissingContext: c.MissingContext}
-}
+// RememberInput is memory_remember's input: the new record of
+// POST /v1/records. Its source defaults to llm.
+type RememberInput = mnemo.NewRecord
 
 // RememberOutput says what memory_remember stored.
 type RememberOutput struct {
@@ -128,16 +61,10 @@ func (s *server) remember(ctx context.Context, p mnemo.Principal, in RememberInp
 	if err := p.CheckWrite(); err != nil {
 		return nil, err
 	}
-	src := in.Source
-	if src == "" {
-		src = "llm"
+	if in.Source == "" {
+		in.Source = "llm"
 	}
-	n := mnemo.NewRecord{Text: in.Text, Kind: mnemo.Kind(in.Kind), Layer: mnemo.Layer(in.Layer), Scope: in.Scope,
-		Importance: in.Importance, Confidence: in.Confidence, Criticality: in.Criticality, Source: src,
-		Provenance: in.Provenance, Component: in.Component, Tags: in.Tags, Mission: in.Mission,
-		Thread: in.Thread, AccessLevel: in.AccessLevel, Supersedes: in.Supersedes,
-		Decision: in.Decision.body(), Correction: in.Correction.body()}
-	out, err := s.svc.Remember(ctx, p.Caller, p.Namespace, []mnemo.NewRecord{n}, engine.WriteOptions{Dedup: true})
+	out, err := s.svc.Remember(ctx, p.Caller, p.Namespace, []mnemo.NewRecord{in}, engine.WriteOptions{Dedup: true})
 	if err != nil {
 		return nil, err
 	}
