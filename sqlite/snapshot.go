@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -386,14 +385,4 @@ func (s *Store) dropSnapshotIndex(ns string, n *memindex.Namespace[int64]) {
 		st := s.idx.snap(ns)
 		st.bad, st.seq = true, 0
 	}
-}
-
-// RemoveIndexSnapshots deletes the store's index snapshots (they are
-// rebuilt when needed).
-func (s *Store) RemoveIndexSnapshots() error {
-	err := os.RemoveAll(s.snapshotDir())
-	if err != nil && !strings.Contains(err.Error(), "no such file") {
-		return fmt.Errorf("sqlite: remove index snapshots: %w", err)
-	}
-	return nil
 }

@@ -23,6 +23,15 @@
 // Every write bumps seq and stamps the rows it changed, Touch included: a
 // cache of decoded records (cache.go) serves Get and GetMany for loaded
 // namespaces and is valid for a row only while the row's seq is unchanged.
+//
+// A process need not read every row to load a namespace: the index of a
+// namespace of 2,000 records or more is kept in a snapshot file beside the
+// database (<db>.index/, snapshot.go), which a process maps and brings up
+// to date with the rows changed since, as it does with other processes'
+// writes. A snapshot that is missing, stale, damaged or not the
+// database's is not used; the namespace is then loaded from its rows and a
+// new snapshot written when the store is closed (or, in a long-lived
+// process, in the background).
 package sqlite
 
 import (
