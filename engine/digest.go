@@ -78,12 +78,6 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	}
 
 	// Greedy fill by rank, core first.
-	type placed struct {
-		hit    mnemo.ScoredRecord
-		prefix string
-		body   string
-		tokens int
-	}
 	sections := map[string][]placed{}
 	opened := map[string]bool{}
 	used := 0
@@ -110,10 +104,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		if r.Kind != mnemo.KindCore {
 			sec = sectionTitle[r.Layer]
 		}
-		bodyTok := r.Tokens
-		if bodyTok <= 0 {
-			bodyTok = s.count(entryBody(r))
-		}
+		bodyTok := s.entryTokens(r)
 		prefix := scorePrefix(h.Score)
 		cost := s.countCached(prefix) + bodyTok
 		if !opened[sec] {
@@ -128,6 +119,8 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		opened[sec] = true
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: entryBody(r), tokens: bodyTok})
 	}
+	// The decisions the placed ones link to, in what is left.
+	used += s.addLinked(ctx, sc, f, left-used, sections, opened)
 
 	// One builder, sized once: concatenating the entries one by one copied
 	// the growing Markdown for each (quadratic in the digest's size).

@@ -46,6 +46,12 @@ func entryBody(r *mnemo.Record) string {
 		if d.Status != "" {
 			b.WriteString("\n  - status: " + oneLine(d.Status))
 		}
+		if len(d.DependsOn) > 0 {
+			b.WriteString("\n  - depends on: " + oneLine(strings.Join(d.DependsOn, ", ")))
+		}
+		if len(d.Constrains) > 0 {
+			b.WriteString("\n  - constrains: " + oneLine(strings.Join(d.Constrains, ", ")))
+		}
 	}
 	if c := r.Correction; c != nil {
 		var parts []string

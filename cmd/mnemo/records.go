@@ -229,8 +229,30 @@ func cmdShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printRecord(r)
+	if a.json || r.Decision == nil {
+		return a.printRecord(r)
+	}
+	return a.printRecordLinks(r, func(id string) string {
+		l, err := b.Get(ctx, id)
+		if err != nil {
+			return "(not found)"
+		}
+		desc := l.Text
+		if l.Decision != nil && l.Decision.Title != "" {
+			desc = l.Decision.Title
+		}
+		switch {
+		case l.DeletedAt != nil:
+			desc += " (forgotten)"
+		case l.SupersededBy != "":
+			desc += " (superseded by " + l.SupersededBy + ")"
+		}
+		return desc
+	})
 }
+
+// maxShownLinks bounds the linked decisions show looks up.
+const maxShownLinks = 20
 
 // oneID parses a command that takes one record id.
 func (a *app) oneID(name string, args []string) (string, error) {
@@ -245,7 +267,12 @@ func (a *app) oneID(name string, args []string) (string, error) {
 	return pos[0], nil
 }
 
-func (a *app) printRecord(r *mnemo.Record) error {
+func (a *app) printRecord(r *mnemo.Record) error { return a.printRecordLinks(r, nil) }
+
+// printRecordLinks prints r; for a decision, with describe it lists the
+// decisions it depends on and constrains, one a line, each "ID — title"
+// (or its text, or "(not found)" when the caller may not see it).
+func (a *app) printRecordLinks(r *mnemo.Record, describe func(id string) string) error {
 	if a.json {
 		return a.printJSON(r)
 	}
@@ -263,6 +290,25 @@ func (a *app) printRecord(r *mnemo.Record) error {
 	if r.Decision != nil {
 		b, _ := json.Marshal(r.Decision)
 		row("decision", string(b))
+	}
+	if d := r.Decision; d != nil && describe != nil {
+		n := 0
+		for _, l := range []struct {
+			name string
+			ids  []string
+		}{{"depends on", d.DependsOn}, {"constrains", d.Constrains}} {
+			for i, id := range l.ids {
+				name := l.name
+				if i > 0 {
+					name = ""
+				}
+				if n++; n > maxShownLinks {
+					fmt.Fprintf(tw, "%s\t%s\n", name, a.shown(id))
+					continue
+				}
+				fmt.Fprintf(tw, "%s\t%s — %s\n", name, a.shown(id), a.shown(oneLine(describe(id), 120)))
+			}
+		}
 	}
 	if r.Correction != nil {
 		b, _ := json.Marshal(r.Correction)

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Decision links. A decision names the decisions it depends on
+// (depends_on) and those it constrains (constrains). Its digest entry
+// shows both lists, and a digest that places a decision also offers the
+// decisions it links to, right after it, when they fit what is left of the
+// budget once every ranked candidate has had its place: links never push
+// a ranked entry out and never change the ranking.
+
+// linkedPrefix marks a digest entry placed because a decision above it
+// links to it (it has no score of its own).
+const linkedPrefix = "- (linked)"
+
+// maxLinkedPerDigest bounds the linked decisions one digest fetches.
+const maxLinkedPerDigest = 50
+
+// placed is one entry of a digest under construction.
+type placed struct {
+	hit    mnemo.ScoredRecord
+	prefix string
+	body   string
+	tokens int
+}
+
+// hasLinks reports whether r is a decision that links to others.
+func hasLinks(r *mnemo.Record) bool {
+	return r.Decision != nil && (len(r.Decision.DependsOn) > 0 || len(r.Decision.Constrains) > 0)
+}
+
+// entryTokens is the token count of r's entry body: the one stored at
+// write time, or counted now when there is none or when it may predate
+// the link lines (a decision with links).
+func (s *Service) entryTokens(r *mnemo.Record) int {
+	if r.Tokens <= 0 || hasLinks(r) {
+		return s.count(entryBody(r))
+	}
+	return r.Tokens
+}
+
+// addLinked places, after each placed decision, the live decisions it
+// links to (depends_on first, then constrains, in the order named) that
+// are not placed yet, that the caller may see and that the digest's layer
+// filter admits, while they fit in left tokens (their section's header
+// included when it opens). It returns the tokens it used. A store error
+// places nothing more: links are an offer, never a failure of the digest.
+func (s *Service) addLinked(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, left int, sections map[string][]placed, opened map[string]bool) int {
+	have := map[string]bool{}
+	var want []string
+	for _, ps := range sections {
+		for _, p := range ps {
+			have[p.hit.Record.ID] = true
+		}
+	}
+	for _, sec := range sectionOrder() {
+		for _, p := range sections[sec] {
+			if d := p.hit.Record.Decision; d != nil {
+				for _, id := range append(append([]string(nil), d.DependsOn...), d.Constrains...) {
+					if !have[id] && len(want) < maxLinkedPerDigest {
+						have[id] = true
+						want = append(want, id)
+					}
+				}
+			}
+		}
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	recs, err := s.store.GetMany(ctx, sc, want)
+	if err != nil {
+		s.log.Warn("digest: linked decisions not read", "namespace", sc.Namespace, "err", err)
+		return 0
+	}
+	byID := make(map[string]*mnemo.Record, len(recs))
+	for _, r := range recs {
+		if r.Kind == mnemo.KindDecision && r.DeletedAt == nil && r.SupersededBy == "" && r.ValidTo == nil &&
+			(len(f.Layers) == 0 || containsLayer(f.Layers, r.Layer)) {
+			byID[r.ID] = r
+		}
+	}
+	used := 0
+	prefixTok := s.countCached(linkedPrefix)
+	for _, sec := range sectionOrder() {
+		var out []placed
+		for _, p := range sections[sec] {
+			out = append(out, p)
+			d := p.hit.Record.Decision
+			if d == nil {
+				continue
+			}
+			for _, id := range append(append([]string(nil), d.DependsOn...), d.Constrains...) {
+				r := byID[id]
+				if r == nil {
+					continue
+				}
+				lsec := sectionTitle[r.Layer]
+				body := entryBody(r)
+				tok := s.count(body)
+				cost := prefixTok + tok
+				if !opened[lsec] && lsec != sec {
+					cost += s.countCached(lsec)
+				}
+				if cost > left-used {
+					continue
+				}
+				used += cost
+				delete(byID, id) // placed once
+				e := placed{hit: mnemo.ScoredRecord{Record: r, ID: r.ID}, prefix: linkedPrefix, body: body, tokens: tok}
+				if lsec == sec {
+					out = append(out, e)
+				} else {
+					opened[lsec] = true
+					sections[lsec] = append(sections[lsec], e)
+				}
+			}
+		}
+		sections[sec] = out
+	}
+	return used
+}
+
+// sectionOrder is the digest's sections in the order they are written.
+func sectionOrder() []string {
+	return []string{coreTitle, sectionTitle[mnemo.LayerDomain], sectionTitle[mnemo.LayerWorkflow], sectionTitle[mnemo.LayerPractitioner]}
+}
