@@ -40,9 +40,9 @@ type Candidate struct {
 const MaxCandidates = 30
 
 var (
-	decisionRE   = lazyRegexp(`(?i)\b(we|i|the team)\s+(have\s+)?(decided|agreed|chose|settled on|will go with|are going with)\b|\blet'?s go with\b|^\s*decision\s*:`)
-	ruleRE       = lazyRegexp(`(?i)\b(always|never|must|must not|mustn't|is required|are required|is mandatory|are mandatory|is forbidden|is not allowed)\b`)
-	preferenceRE = lazyRegexp(`(?i)\b(i|we)\s+(prefer|would rather|like it when|don't like|do not like|hate it when)\b|\bplease\s+(always|never|don't|do not|keep|avoid)\b`)
+	decisionRE   = lazyRegexp(`(?i)\b(we|i|the team)\s+(have\s+)?(decided|agreed|chose|settled on|will go with|are going with)\b|\blet'?s go with\b|\bagreed by (all|everyone|everybody)\b|^\s*(decision|decided|agreed)\s*:`)
+	ruleRE       = lazyRegexp(`(?i)\b(always|never|must|must not|mustn't|is required|are required|is mandatory|are mandatory|is forbidden|is not allowed|no exceptions)\b`)
+	preferenceRE = lazyRegexp(`(?i)\b(i|we)('d\s+rather|\s+(prefer|would rather|like it when|don't like|do not like|hate it when))\b|\bplease\s+(always|never|don't|do not|keep|avoid)\b`)
 	procedureRE  = lazyRegexp(`(?i)^(to|how to)\s+[^,:]{3,60}[,:]\s*(first|1[.)]|run|start|open|go to|use)\b|\bfirst\b.{3,120}\bthen\b`)
 	stepRE       = lazyRegexp(`^\s*(\d+[.)]|[-*])\s+\S`)
 	dateRE       = lazyRegexp(`(?i)\b(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|deadline|due (by|on|in)|within \d+\s*\w+)`)
@@ -166,10 +166,24 @@ func Make(label, s, speaker string) (Candidate, bool) {
 }
 
 // isQuestion reports whether s asks something: it ends in "?" and opens
-// with a question word (or, in Russian and Ukrainian, holds the particle
-// "ли" or opens with "чи").
+// with a question word, or is Russian or Ukrainian (where a yes-no
+// question is marked by intonation alone).
 func isQuestion(s string) bool {
-	return strings.HasSuffix(s, "?") && (questionRE().MatchString(s) || questionSlavic().MatchString(s))
+	return strings.HasSuffix(s, "?") && (questionRE().MatchString(s) || questionSlavic().MatchString(s) || cyrillic(s))
+}
+
+// cyrillic reports whether s is written mostly in Cyrillic letters.
+func cyrillic(s string) bool {
+	cyr, lat := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Cyrillic, r):
+			cyr++
+		case unicode.IsLetter(r):
+			lat++
+		}
+	}
+	return cyr > lat
 }
 
 // isFact reports whether s states something with a date, deadline or
