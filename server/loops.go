@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -60,15 +59,7 @@ func (s *Server) decodeOptional(w http.ResponseWriter, r *http.Request, v any) e
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeErr(err)
-	}
-	if dec.More() {
-		return mnemo.Errorf(mnemo.EINVALID, "request body holds more than one JSON value")
-	}
-	return nil
+	return decodeBytes(b, v)
 }
 
 // noQuery refuses query parameters other than allowed.
