@@ -210,6 +210,13 @@ func TestConfigAndLoopRoutes(t *testing.T) {
 	if h := history(adminB, "b"); h.Active != 0 || len(h.Versions) != 1 {
 		t.Fatalf("b's history: %+v", h)
 	}
+	// Warm and cold take an empty body (or none) as the defaults.
+	for _, c := range []call{{path: "/v1/loops/warm", ctype: "-"}, {path: "/v1/loops/cold", body: " \n"}} {
+		c.method, c.key, c.ns = "POST", adminB, "b"
+		if st, _, b := f.do(t, c); st != 200 || !strings.Contains(string(b), `"namespace":"b"`) {
+			t.Fatalf("%s with an empty body: %d %s", c.path, st, b)
+		}
+	}
 }
 
 // sumTo returns an apply body whose general weights sum to s.
