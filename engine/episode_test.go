@@ -2,13 +2,16 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -221,5 +224,61 @@ func TestChatModelNeverOnTheReadPath(t *testing.T) {
 	}
 	if chat.calls() != 0 {
 		t.Errorf("the read path asked the model %d times", chat.calls())
+	}
+}
+
+// TestEpisodeQuality measures how many of the labelled decisions and open
+// questions of the labelled threads (extract/testdata) a rules episode of
+// the default budget keeps: a message counts as kept when the episode
+// holds one of its sentences. Run with -v for the figures of
+// docs/BENCHMARKS.md.
+func TestEpisodeQuality(t *testing.T) {
+	for _, file := range []string{"labelled.json", "heldout.json"} {
+		data, err := os.ReadFile("../extract/testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Threads []struct {
+				Name     string
+				Messages []struct {
+					Text string
+					Gold []string
+				}
+			}
+		}
+		if err := json.Unmarshal(data, &set); err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{engine.DefaultEpisodeBudget, 80} {
+			f := open(t, "", nil)
+			kept, total := map[string]int{}, map[string]int{}
+			for _, th := range set.Threads {
+				for i, m := range th.Messages {
+					f.remember(t, "ops", mnemo.NewRecord{Text: m.Text, Thread: th.Name, At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+				}
+				res, err := f.svc.Summarize(context.Background(), admin, "ops", th.Name, budget)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range th.Messages {
+					in := false
+					for _, s := range engine.SplitSentences(m.Text) {
+						_, body := extract.Speaker(s)
+						in = in || strings.Contains(res.Record.Text, body)
+					}
+					for _, g := range m.Gold {
+						if g == extract.LabelDecision || g == extract.LabelQuestion {
+							total[g]++
+							if in {
+								kept[g]++
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%s: rules episodes (budget %d) keep %d of %d decisions and %d of %d open questions",
+				file, budget, kept[extract.LabelDecision], total[extract.LabelDecision], kept[extract.LabelQuestion], total[extract.LabelQuestion])
+		}
 	}
 }
