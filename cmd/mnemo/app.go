@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -40,6 +42,14 @@ type app struct {
 	store   store
 	dbLabel string // the database file, or the PostgreSQL URL without its password
 	svc     *engine.Service
+
+	// readOnly commands only read: a database file that does not exist is
+	// an error for them, not a new empty store.
+	readOnly bool
+
+	helpOut   io.Writer // where --help goes: stdout, even when a command silences it
+	helpOnly  bool      // print the command's help and do nothing else
+	helpShown bool      // the command printed its help
 }
 
 // store is what the CLI needs of a backend: records and API keys.
@@ -236,6 +246,11 @@ func (a *app) openService(ctx context.Context, allowMismatch bool) (*engine.Serv
 	path, err := a.dbPath()
 	if err != nil {
 		return nil, err
+	}
+	if a.readOnly && !isPostgres(path) {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s: nothing is stored there yet (a write such as 'mnemo remember' creates it; --db or MNEMO_DB names another)", path)
+		}
 	}
 	st, label, err := openStore(ctx, path)
 	if err != nil {

@@ -124,7 +124,7 @@ environment: MNEMO_EMBEDDER (hash|openai|static:DIR), MNEMO_EMBED_DIM, MNEMO_EMB
 MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES,
 MNEMO_TRIAGE_CAPACITY, MNEMO_EXTRACT_EVERY (extract memories from threads every N messages;
 0 = off), MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
-Run 'mnemo <command> -h' for a command's flags.`)
+Run 'mnemo help <command>' or 'mnemo <command> --help' for a command's flags; 'mnemo --version' for the version.`)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -136,18 +136,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 		}
 	})
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: os.Getenv}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: os.Getenv, helpOut: stdout}
 	gfs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
 	gfs.SetOutput(stderr)
 	a.globalFlags(gfs)
-	gfs.Usage = func() { usage(stderr) }
+	showVersion := gfs.Bool("version", false, "print the version")
+	var gusage bytes.Buffer
+	gfs.Usage = func() { usage(&gusage) }
 	if err := gfs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) { // asked for: the answer goes to stdout
+			_, _ = gusage.WriteTo(stdout)
 			return 0
 		}
+		_, _ = gusage.WriteTo(stderr)
 		return 2
 	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "mnemo", version)
+		return 0
+	}
 	rest := gfs.Args()
+	if len(rest) > 1 && rest[0] == "help" {
+		rest = []string{rest[1], "--help"}
+	}
 	if len(rest) == 0 || rest[0] == "help" {
 		usage(stdout)
 		if len(rest) == 0 {
@@ -160,6 +171,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "mnemo: unknown command %q (run 'mnemo help')\n", rest[0])
 		return 2
 	}
+	if len(rest) > 1 && isHelpFlag(rest[1]) {
+		return a.commandHelp(ctx, rest[0], cmd)
+	}
 	if cmd.raw != nil {
 		args := rest[1:]
 		if a.json && rest[0] != "capture" { // hooks print nothing but what their caller reads
@@ -167,6 +181,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return cmd.raw(ctx, args, stdin, stdout, stderr)
 	}
+	a.readOnly = readCommands[rest[0]]
 	a.name = rest[0]
 	switch a.name {
 	case "serve", "mcp", "loadtest":
@@ -212,13 +227,34 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// parseFlags parses flags and positional arguments in any order.
+// readCommands only read the store: on a database file that does not
+// exist they say so instead of creating it.
+var readCommands = map[string]bool{"recall": true, "digest": true, "list": true, "show": true, "history": true,
+	"export": true, "corrections": true, "threads": true, "handoff": true}
+
+// parseFlags parses flags and positional arguments in any order. -h or
+// --help prints the command's usage and flags on stdout and returns
+// flag.ErrHelp (exit status 0).
 func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(a.stderr)
 	a.globalFlags(fs)
+	if a.helpOnly {
+		return nil, a.showFlagsHelp(fs)
+	}
+	if a.helpOut == nil {
+		a.helpOut = a.stdout
+	}
+	var help bytes.Buffer // the usage: on stdout when asked for, on stderr after a parse error
+	fs.Usage = func() { help.Reset(); writeUsage(&help, fs.Name(), fs) }
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				_, _ = help.WriteTo(a.helpOut)
+				a.helpShown = true
+			} else {
+				_, _ = help.WriteTo(a.stderr)
+			}
 			return nil, err
 		}
 		args = fs.Args()

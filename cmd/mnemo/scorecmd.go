@@ -108,13 +108,15 @@ func cmdHalflife(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is mnemo's version, the same on every surface: mnemo version,
+// mnemo --version, the MCP server and the REST server. A release build may
+// set it with -ldflags "-X main.version=...".
+var version = "0.1.0"
 
 func cmdVersion(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	verbose := fs.Bool("verbose", false, "also list the active lexical resources (thesauri)")
-	if err := fs.Parse(args); err != nil {
+	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *verbose {

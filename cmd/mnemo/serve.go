@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
@@ -23,9 +24,6 @@ func init() {
 	extraCommands["serve"] = command{summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe}
 	extraCommands["mcp"] = command{summary: "serve MCP over stdio (for Claude Code and other MCP clients)", run: cmdMCP}
 }
-
-// version is reported by the server and the MCP handshake.
-const serverVersion = "0.1.0"
 
 // newLogger builds the structured logger of serve and mcp.
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
@@ -137,10 +135,15 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return usagef("--body-timeout and --max-exports must be positive")
 	}
 	jobs := &jobBoard{}
+	// The optional chat model writes the loops' paraphrase probes.
+	chat, err := llm.FromEnv(a.env)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody, Jobs: jobs.list,
-		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: serverVersion,
+		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: version,
 		AllowedHosts: splitList(*allowedHosts), AllowedOrigins: splitList(*allowedOrigins),
-		BodyTimeout: *bodyTimeout, MaxExports: *maxExports, NoConsole: *noConsole})
+		BodyTimeout: *bodyTimeout, MaxExports: *maxExports, NoConsole: *noConsole, Chat: chat})
 	if err != nil {
 		return err
 	}
@@ -175,6 +178,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *runLoops {
 		l := loops.New(svc)
+		l.Intern.Model = chat
 		l.Manual, l.Threshold = *approval == "manual", *threshold
 		r := &loops.Runner{Loops: l, Caller: loopCaller, WarmEvery: *warmEvery, ColdEvery: *coldEvery, Log: log}
 		go r.Run(ctx)
@@ -273,7 +277,7 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := mcpserver.New(svc, mcpserver.Options{Namespace: a.ns(), Logger: log, Version: serverVersion})
+	srv := mcpserver.New(svc, mcpserver.Options{Namespace: a.ns(), Logger: log, Version: version})
 	log.Info("mnemo mcp on stdio", "db", a.dbLabel, "namespace", a.ns())
 	start := time.Now()
 	err = mcpserver.ServeStdio(ctx, srv)

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+var (
+	ulidRE = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?`)
+	// Token counts include the record's id, whose random part tokenizes
+	// to a varying number of tokens.
+	tokensRE = regexp.MustCompile(`\b\d+( tokens\b|/\d+ tokens\b)|(?m)^tokens +\d+$`)
+	digitsRE = regexp.MustCompile(`\d+`)
+)
+
+// normaliser replaces what changes from run to run: ids become <ID1>,
+// <ID2>, ... in order of first appearance, the same id the same name in
+// every output of a test; times become <TIME>, and the token counts of
+// records (which count their ids) <N>.
+type normaliser struct{ ids map[string]string }
+
+func (n *normaliser) apply(s string) string {
+	s = ulidRE.ReplaceAllStringFunc(s, func(id string) string {
+		if _, ok := n.ids[id]; !ok {
+			n.ids[id] = fmt.Sprintf("<ID%d>", len(n.ids)+1)
+		}
+		return n.ids[id]
+	})
+	s = timeRE.ReplaceAllString(s, "<TIME>")
+	return tokensRE.ReplaceAllStringFunc(s, func(m string) string {
+		loc := digitsRE.FindStringIndex(m) // the count, not a budget after it
+		return m[:loc[0]] + "<N>" + m[loc[1]:]
+	})
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from what the command printed (go test -run %s -update rewrites it):\n--- want\n%s\n--- got\n%s", path, t.Name(), want, got)
+	}
+}
+
+// TestGoldenText: the text the main commands print, ids and times normalised.
+func TestGoldenText(t *testing.T) {
+	for k, v := range map[string]string{"MNEMO_THESAURUS": "off", "MNEMO_EMBEDDER": "", "MNEMO_PRESET": "",
+		"MNEMO_TOKENIZER": "", "MNEMO_OPERATOR": "", "MNEMO_SESSION": "", "MNEMO_NAMESPACE": "", "MNEMO_SERVER": ""} {
+		t.Setenv(k, v)
+	}
+	db := filepath.Join(t.TempDir(), "m.db")
+	n := &normaliser{ids: map[string]string{}}
+	step := func(file string, args ...string) string {
+		t.Helper()
+		out, errs, code := cli(t, db, "", args...)
+		got := n.apply(out)
+		if errs != "" {
+			got += "--- stderr\n" + n.apply(errs)
+		}
+		if code != 0 {
+			got += fmt.Sprintf("--- exit %d\n", code)
+		}
+		golden(t, file, got)
+		return out
+	}
+	step("remember.txt", "remember", "--scope", "/rules/safety", "--importance", "0.9",
+		"Uplink power above 200 W requires the RF safety officer on the loop")
+	out := step("remember_decision.txt", "remember", "--kind", "decision", "--ref", "issue:OPS-412", "--body",
+		`{"title":"Route night passes via Svalbard","context":"Inuvik is in maintenance",`+
+			`"alternatives":[{"option":"Wait for Inuvik","reason":"misses three days of telemetry"}],`+
+			`"principle":"Never plan a pass with a single point of failure"}`,
+		"Night passes go through Svalbard")
+	decision := ulidRE.FindString(out)
+	step("recall.txt", "recall", "uplink power limits", "--k", "5")
+	step("digest.txt", "digest", "plan the Svalbard uplink pass", "--budget", "2000")
+	step("list.txt", "list")
+	step("show.txt", "show", decision)
+	step("version.txt", "version")
+	step("version_flag.txt", "--version")
+	step("help.txt", "help")
+	step("help_digest.txt", "help", "digest")
+	step("keys_help.txt", "keys", "--help")
+}
