@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/memindex"
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/stem"
@@ -123,6 +124,48 @@ type Intern struct {
 	MaxRecords int
 	// Thesaurus, when set, gives paraphrases; nil leaves them out.
 	Thesaurus *thesaurus.Thesaurus
+	// Model, when set, writes the paraphrase probes: a question the record
+	// answers in other words. Its failures (timeouts, refusals, answers
+	// that are not the JSON asked for, or that reuse the record's words)
+	// fall back to the thesaurus paraphrase; the run goes on.
+	Model llm.Model
+}
+
+// paraphraseRequest asks the model for one question that the record
+// answers without its content words.
+func paraphraseRequest(text string) llm.Request {
+	return llm.Request{
+		System: "You write test questions for a memory system. Given a stored memory, write ONE short question " +
+			"(at most 20 words) that this memory answers, in the memory's language, using none of its content " +
+			"words: synonyms and paraphrase only. Answer with a JSON object {\"question\": \"...\"} and nothing else.",
+		User:      text,
+		MaxTokens: 100,
+	}
+}
+
+// modelParaphrase returns the model's paraphrase question for r, or "" when
+// the model failed or its question reuses a content word of the record.
+func (in Intern) modelParaphrase(ctx context.Context, r *mnemo.Record, key []word) string {
+	var ans struct {
+		Question string `json:"question"`
+	}
+	if err := in.Model.JSON(ctx, paraphraseRequest(r.Text), &ans); err != nil {
+		return ""
+	}
+	q := strings.TrimSpace(ans.Question)
+	if q == "" || len(q) > 300 || strings.ContainsAny(q, "\n\r") {
+		return ""
+	}
+	have := map[string]bool{}
+	for _, w := range words(q) {
+		have[w.key] = true
+	}
+	for _, w := range key {
+		if have[w.key] {
+			return "" // not a paraphrase: it reuses the record's words
+		}
+	}
+	return q
 }
 
 // source is a record with its content words.
@@ -213,7 +256,15 @@ func (in Intern) Generate(ctx context.Context, svc *engine.Service, c mnemo.Call
 		// Paraphrase: the most telling words, the first two a thesaurus
 		// knows a synonym of replaced by it (single words only): a question
 		// put in other words, not a word salad.
-		if in.Thesaurus != nil {
+		modelQ := ""
+		if in.Model != nil {
+			modelQ = in.modelParaphrase(ctx, r, s.words)
+		}
+		if modelQ != "" {
+			p := base
+			p.Kind, p.Query = KindParaphrase, modelQ
+			out = append(out, p)
+		} else if in.Thesaurus != nil {
 			var q []string
 			replaced := 0
 			for _, w := range ranked[:min(5, len(ranked))] {

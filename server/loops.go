@@ -214,7 +214,7 @@ func (s *Server) handleLoopWarm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l := loops.New(s.svc)
-	l.NoAdjust = req.NoAdjust
+	l.NoAdjust, l.Intern.Model = req.NoAdjust, s.cfg.Chat
 	if req.Records > 0 {
 		l.Intern.MaxRecords = req.Records
 	}
@@ -248,7 +248,7 @@ func (s *Server) handleLoopCold(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l := loops.New(s.svc)
-	l.Manual, l.Threshold = req.Approval == "manual", req.Threshold
+	l.Manual, l.Threshold, l.Intern.Model = req.Approval == "manual", req.Threshold, s.cfg.Chat
 	run, err := l.Cold(r.Context(), p.Caller, p.Namespace)
 	if err != nil {
 		s.writeError(w, r, err)

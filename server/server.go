@@ -24,6 +24,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 )
 
@@ -79,6 +80,9 @@ type Config struct {
 	Now func() time.Time
 	// NoConsole leaves the web console (served at /) out.
 	NoConsole bool
+	// Chat, when set, is the optional chat model the loops run over REST
+	// use to write paraphrase probes.
+	Chat llm.Model
 	// Jobs, when set, reports the background jobs for the console's health page.
 	Jobs func() []console.Job
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/loops"
 )
 
@@ -51,6 +52,9 @@ func cmdLoop(ctx context.Context, a *app, args []string) error {
 	l := loops.New(svc)
 	l.Manual, l.Threshold, l.NoAdjust = *approval == "manual", *threshold, *noAdjust
 	l.Intern.MaxRecords = *records
+	if l.Intern.Model, err = llm.FromEnv(a.env); err != nil {
+		return err
+	}
 	switch sub {
 	case "warm", "cold":
 		if len(pos) != 0 {
