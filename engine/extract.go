@@ -154,6 +154,11 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 			return 0, err
 		}
 	}
+	if slices.ContainsFunc(cands, func(c extract.Candidate) bool { return c.Kind == mnemo.KindProcedure }) {
+		if _, err := s.LearnProcedures(ctx, j.c, j.ns); err != nil {
+			s.log.Warn("learning procedures failed", "namespace", j.ns, "err", err)
+		}
+	}
 	last := recs[len(recs)-1]
 	b, _ := json.Marshal(extractState{At: last.CreatedAt, ID: last.ID})
 	if err := s.store.SetSetting(ctx, extractKey(j.ns, j.thread), string(b)); err != nil {
@@ -283,4 +288,120 @@ func clipRunes(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// Procedures learned from repetition: the same sequence of steps,
+// extracted from at least two threads, becomes one procedure record
+// (source "learned", tag "learned") that names every message it was seen
+// in and says how often it was seen. Sequences are the same when they
+// have as many steps and each pair of steps shares half its content words
+// (extract.SameSteps).
+
+// Bounds of learning.
+const (
+	maxLearnInput      = 2_000 // extracted procedures read per pass
+	minLearnThreads    = 2
+	maxLearnProvenance = 64
+)
+
+// LearnedProcedureID is the id of the procedure learned from the
+// repetitions whose first occurrence is the extracted record first.
+func LearnedProcedureID(ns, first string) string {
+	return mnemo.DerivedID(time.Time{}, "learned-procedure", ns, first)
+}
+
+// procedureGroup is one step sequence and the extracted records that hold it.
+type procedureGroup struct {
+	steps []string
+	recs  []*mnemo.Record
+}
+
+// LearnProcedures groups the namespace's extracted procedures (those the
+// caller may see) by their steps and writes, for each sequence seen in at
+// least two threads, the learned procedure: "Learned procedure (seen N
+// times in M threads): 1. … 2. …" with the steps as last said, the
+// messages and threads as provenance, as restricted as its most
+// restricted source. A learned procedure that is up to date is left as it
+// is. It returns the number written or updated.
+func (s *Service) LearnProcedures(ctx context.Context, c mnemo.Caller, ns string) (int, error) {
+	sc := scopeOf(c, ns)
+	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindProcedure}}, ByTime: true, Limit: maxLearnInput})
+	if err != nil {
+		return 0, err
+	}
+	slices.Reverse(recs) // oldest first: a group is named by its first occurrence
+	var groups []*procedureGroup
+	for _, r := range recs {
+		if r.Source != "extracted" {
+			continue
+		}
+		steps := extract.Steps(r.Text)
+		if steps == nil {
+			continue
+		}
+		var g *procedureGroup
+		for _, x := range groups {
+			if extract.SameSteps(x.steps, steps) {
+				g = x
+				break
+			}
+		}
+		if g == nil {
+			g = &procedureGroup{steps: steps}
+			groups = append(groups, g)
+		}
+		g.recs = append(g.recs, r)
+	}
+	n := 0
+	for _, g := range groups {
+		var msgs, threads []string
+		level := 0
+		for _, r := range g.recs {
+			level = max(level, r.AccessLevel)
+			for _, p := range r.Provenance {
+				switch {
+				case strings.HasPrefix(p, mnemo.MissedRef) && !slices.Contains(msgs, p):
+					msgs = append(msgs, p)
+				case strings.HasPrefix(p, "thread:") && !slices.Contains(threads, p):
+					threads = append(threads, p)
+				}
+			}
+		}
+		if len(threads) < minLearnThreads {
+			continue
+		}
+		latest := extract.Steps(g.recs[len(g.recs)-1].Text)
+		var b strings.Builder
+		fmt.Fprintf(&b, "Learned procedure (seen %d times in %d threads):", len(msgs), len(threads))
+		for i, st := range latest {
+			fmt.Fprintf(&b, " %d. %s", i+1, st)
+		}
+		text := b.String()
+		prov := append(append([]string(nil), threads...), msgs...)
+		if len(prov) > maxLearnProvenance {
+			prov = prov[:maxLearnProvenance]
+		}
+		id := LearnedProcedureID(sc.Namespace, g.recs[0].ID)
+		old, err := s.store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
+		switch {
+		case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
+			imp, conf := 0.6, 0.6
+			if _, err := s.Remember(ctx, c, sc.Namespace, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindProcedure, Text: text, Tags: []string{"learned"},
+				Source: "learned", Provenance: prov, Importance: &imp, Confidence: &conf, AccessLevel: level}}, WriteOptions{}); err != nil {
+				return n, err
+			}
+		case err != nil:
+			return n, err
+		case old.DeletedAt != nil:
+			continue // forgotten by someone: not learned again
+		case old.Text == text && slices.Equal(old.Provenance, prov) && old.AccessLevel == level:
+			continue // up to date
+		default:
+			if _, err := s.Update(ctx, c, sc.Namespace, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level}); err != nil {
+				return n, err
+			}
+		}
+		n++
+	}
+	return n, nil
 }

@@ -280,3 +280,66 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 		t.Errorf("%d extracted after %d calls, want the model's one memory from one call", n, chat.calls())
 	}
 }
+
+// The same steps said in two threads become one learned procedure, with
+// its messages, threads and count; a third thread updates it; a sequence
+// said in one thread only, or other steps, teach nothing.
+func TestProceduresLearnedFromRepetition(t *testing.T) {
+	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
+	ctx := context.Background()
+	n := 0
+	say := func(thread string, msgs ...string) []string {
+		var ids []string
+		for _, m := range msgs {
+			n++
+			ids = append(ids, f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: thread, At: at(f.now.Add(time.Duration(n-100) * time.Minute))})[0].ID)
+		}
+		if err := f.svc.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	learned := func() []*mnemo.Record {
+		got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"learned"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	a := say("shift-1", "Anna: The uplink dropped again at 02:10.", "Anna: To switch links:\n1. Stop the uplink\n2. Select the backup link\n3. Verify telemetry")
+	say("shift-1", "Ben: Noted, thanks.", "Ben: Again, to switch links:\n1. stop the uplink\n2. select the backup link\n3. verify the telemetry")
+	say("shift-2", "Kim: Calibration today.", "Kim: To calibrate:\n1. Park the antenna\n2. Run the sweep\n3. Save the offsets")
+	if got := learned(); len(got) != 0 {
+		t.Fatalf("learned from one thread: %v", got[0].Text)
+	}
+	b := say("shift-3", "Ben: Link trouble tonight.", "Ben: Switching:\n1. stop uplink\n2. select the backup link now\n3. verify telemetry frames")
+	got := learned()
+	if len(got) != 1 {
+		t.Fatalf("%d learned procedures", len(got))
+	}
+	p := got[0]
+	if p.Kind != mnemo.KindProcedure || p.Source != "learned" ||
+		p.Text != "Learned procedure (seen 3 times in 2 threads): 1. stop uplink 2. select the backup link now 3. verify telemetry frames" ||
+		!contains(p.Provenance, "thread:shift-1") || !contains(p.Provenance, "thread:shift-3") || !contains(p.Provenance, mnemo.MissedRef+a[1]) ||
+		!contains(p.Provenance, mnemo.MissedRef+b[1]) || contains(p.Provenance, "thread:shift-2") {
+		t.Fatalf("learned %+v", p)
+	}
+	// Learning again changes nothing; a third thread updates the same record.
+	if k, err := f.svc.LearnProcedures(ctx, admin, "ops"); err != nil || k != 0 {
+		t.Errorf("relearning wrote %d: %v", k, err)
+	}
+	say("shift-4", "Kim: Same drill here.", "Kim: To switch links:\n1. Stop the uplink\n2. Select the backup link\n3. Verify telemetry")
+	got = learned()
+	if len(got) != 1 || got[0].ID != p.ID || !strings.HasPrefix(got[0].Text, "Learned procedure (seen 4 times in 3 threads): ") {
+		t.Fatalf("after a third thread: %d, %+v", len(got), got)
+	}
+	if hist, _ := f.svc.History(ctx, admin, "ops", p.ID); len(hist) != 2 {
+		t.Errorf("%d revisions, want 2", len(hist))
+	}
+	// Russian steps are learned the same way.
+	say("смена-1", "Анна: Снова обрыв.", "Анна: Чтобы переключить канал, сначала остановите аплинк, потом выберите резервный канал.")
+	say("смена-2", "Борис: И у нас.", "Борис: Чтобы переключить канал, сначала остановите аплинк, затем выберите резервный канал.")
+	if got := learned(); len(got) != 2 {
+		t.Errorf("%d learned procedures after the Russian threads, want 2", len(got))
+	}
+}

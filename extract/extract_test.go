@@ -74,5 +74,8 @@ func FuzzExtract(f *testing.F) {
 				t.Fatalf("candidate %+v", c)
 			}
 		}
+		if steps := extract.Steps(text); steps != nil && (len(steps) < 2 || !extract.SameSteps(steps, steps)) {
+			t.Fatalf("steps %q", steps)
+		}
 	})
 }
