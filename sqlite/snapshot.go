@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -141,7 +142,12 @@ func (s *Store) loadSnapshot(ctx context.Context, tx *sql.Tx, ns string, cur int
 		release()
 		return nil, 0, nil
 	}
+	// Everything the decoding allocates stays live: collecting meanwhile
+	// is wasted work (a tenth of a one-shot command's CPU at 100,000
+	// records).
+	gc := debug.SetGCPercent(-1)
 	n, _, err := memindex.ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, grow)
+	debug.SetGCPercent(gc)
 	if err != nil {
 		release()
 		return nil, 0, nil
