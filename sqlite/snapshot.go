@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -145,9 +146,9 @@ func (s *Store) loadSnapshot(ctx context.Context, tx *sql.Tx, ns string, cur int
 	// Everything the decoding allocates stays live: collecting meanwhile
 	// is wasted work (a tenth of a one-shot command's CPU at 100,000
 	// records).
-	gc := debug.SetGCPercent(-1)
+	resume := pauseGC()
 	n, _, err := memindex.ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, grow)
-	debug.SetGCPercent(gc)
+	resume()
 	if err != nil {
 		release()
 		return nil, 0, nil
@@ -160,6 +161,31 @@ func (s *Store) loadSnapshot(ctx context.Context, tx *sql.Tx, ns string, cur int
 	st := s.idx.snap(ns)
 	st.seq, st.changed = h.Seq, changed
 	return n, h.Seq, nil
+}
+
+// gcPause counts the snapshots being decoded, across stores.
+var gcPause struct {
+	sync.Mutex
+	n     int
+	saved int
+}
+
+// pauseGC turns the garbage collector off until the returned function is
+// called (by every caller that turned it off).
+func pauseGC() (resume func()) {
+	gcPause.Lock()
+	if gcPause.n == 0 {
+		gcPause.saved = debug.SetGCPercent(-1)
+	}
+	gcPause.n++
+	gcPause.Unlock()
+	return func() {
+		gcPause.Lock()
+		if gcPause.n--; gcPause.n == 0 {
+			debug.SetGCPercent(gcPause.saved)
+		}
+		gcPause.Unlock()
+	}
 }
 
 // replay applies to n the rows of namespace ns changed after seq from and
