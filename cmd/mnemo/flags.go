@@ -42,6 +42,10 @@ func (o *optFloat) ptr() *float64 {
 // parseTime reads a time flag: RFC 3339, or a date (YYYY-MM-DD, UTC).
 var parseTime = mnemo.ParseTime
 
+// filterUsage describes the --filter flag.
+const filterUsage = "KEY=VALUE filter (repeatable): layers, kinds, scope_prefix, component, mission, thread, tags, " +
+	"min_criticality, since, until, as_of, outcome (the keys of REST's filters; layer, kind, scope, tag and criticality also work)"
+
 // parseFilters turns KEY=VALUE pairs into a Filter. The keys are the JSON
 // names of mnemo.Filter (layers, kinds, scope_prefix, component, mission,
 // thread, tags, min_criticality, since, until, as_of, outcome) or their
@@ -69,7 +73,7 @@ type filterFlags struct {
 func (ff *filterFlags) register(fs *flag.FlagSet) {
 	fs.Var(&ff.layers, "layer", "only this layer (repeatable)")
 	fs.Var(&ff.kinds, "kind", "only this kind (repeatable)")
-	fs.Var(&ff.filters, "filter", "KEY=VALUE filter (repeatable; see digest -h)")
+	fs.Var(&ff.filters, "filter", filterUsage)
 }
 
 // filter builds the Filter the flags describe.

@@ -184,7 +184,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	scope := fs.String("scope", "all", "all, domain, workflow or practitioner")
 	budget := fs.Int("budget", mnemo.DefaultTokenBudget, "token budget (exact tokens, headers included)")
 	var filters stringList
-	fs.Var(&filters, "filter", "KEY=VALUE filter (repeatable): layer, kind, scope, component, mission, thread, tag, criticality, since, until, as_of, outcome")
+	fs.Var(&filters, "filter", filterUsage)
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	minRel := minRelevanceFlag(fs)
