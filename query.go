@@ -248,24 +248,24 @@ type Digest struct {
 
 // RecordPatch changes some fields of a stored record; nil fields are kept.
 type RecordPatch struct {
-	Text         *string     `json:"text,omitempty"`
-	Layer        *Layer      `json:"layer,omitempty"`
-	Kind         *Kind       `json:"kind,omitempty"`
-	Scope        *string     `json:"scope,omitempty"`
-	Importance   *float64    `json:"importance,omitempty"`
-	Confidence   *float64    `json:"confidence,omitempty"`
-	Criticality  *float64    `json:"criticality,omitempty"`
-	Source       *string     `json:"source,omitempty"`
-	Provenance   *[]string   `json:"provenance,omitempty"`
-	Component    *string     `json:"component,omitempty"`
-	Tags         *[]string   `json:"tags,omitempty"`
-	Mission      *string     `json:"mission,omitempty"`
-	Thread       *string     `json:"thread,omitempty"`
-	AccessLevel  *int        `json:"access_level,omitempty"`
-	Decision     *Decision   `json:"decision,omitempty"`
-	Correction   *Correction `json:"correction,omitempty"`
-	ValidTo      *time.Time  `json:"valid_to,omitempty"`
-	SupersededBy *string     `json:"superseded_by,omitempty"`
+	Text         *string     `json:"text,omitempty" jsonschema:"new text"`
+	Layer        *Layer      `json:"layer,omitempty" jsonschema:"new layer: domain, workflow or practitioner"`
+	Kind         *Kind       `json:"kind,omitempty" jsonschema:"new kind"`
+	Scope        *string     `json:"scope,omitempty" jsonschema:"new scope path"`
+	Importance   *float64    `json:"importance,omitempty" jsonschema:"new importance 0..1"`
+	Confidence   *float64    `json:"confidence,omitempty" jsonschema:"new confidence 0..1"`
+	Criticality  *float64    `json:"criticality,omitempty" jsonschema:"new criticality 0..1"`
+	Source       *string     `json:"source,omitempty" jsonschema:"new source"`
+	Provenance   *[]string   `json:"provenance,omitempty" jsonschema:"replacement list of provenance references"`
+	Component    *string     `json:"component,omitempty" jsonschema:"new component"`
+	Tags         *[]string   `json:"tags,omitempty" jsonschema:"replacement list of tags"`
+	Mission      *string     `json:"mission,omitempty" jsonschema:"new mission"`
+	Thread       *string     `json:"thread,omitempty" jsonschema:"new thread (conversation or session); empty to leave the thread"`
+	AccessLevel  *int        `json:"access_level,omitempty" jsonschema:"new access level (at most the caller's clearance)"`
+	Decision     *Decision   `json:"decision,omitempty" jsonschema:"new decision body (kind decision)"`
+	Correction   *Correction `json:"correction,omitempty" jsonschema:"new correction body (kind correction)"`
+	ValidTo      *time.Time  `json:"valid_to,omitempty" jsonschema:"end of validity, RFC 3339"`
+	SupersededBy *string     `json:"superseded_by,omitempty" jsonschema:"id of the record that replaces this one"`
 }
 
 // Empty reports whether the patch changes nothing.

@@ -94,40 +94,18 @@ func (s *server) recall(ctx context.Context, p mnemo.Principal, in RecallInput) 
 	return textResult(b.String(), res), nil
 }
 
-// UpdateInput is memory_update's input.
+// UpdateInput is memory_update's input: the record's id and the patch of
+// PATCH /v1/records/{id}.
 type UpdateInput struct {
-	ID          string    `json:"id" jsonschema:"id of the record to change"`
-	Text        *string   `json:"text,omitempty" jsonschema:"new text"`
-	Kind        *string   `json:"kind,omitempty" jsonschema:"new kind"`
-	Layer       *string   `json:"layer,omitempty" jsonschema:"new layer"`
-	Scope       *string   `json:"scope,omitempty" jsonschema:"new scope path"`
-	Importance  *float64  `json:"importance,omitempty" jsonschema:"new importance 0..1"`
-	Confidence  *float64  `json:"confidence,omitempty" jsonschema:"new confidence 0..1"`
-	Criticality *float64  `json:"criticality,omitempty" jsonschema:"new criticality 0..1"`
-	Provenance  *[]string `json:"provenance,omitempty" jsonschema:"replacement list of provenance references"`
-	Component   *string   `json:"component,omitempty" jsonschema:"new component"`
-	Tags        *[]string `json:"tags,omitempty" jsonschema:"replacement list of tags"`
-	Mission     *string   `json:"mission,omitempty" jsonschema:"new mission"`
-	Thread      *string   `json:"thread,omitempty" jsonschema:"new thread (conversation or session); empty to leave the thread"`
-	AccessLevel *int      `json:"access_level,omitempty" jsonschema:"new access level (at most the caller's clearance)"`
+	ID string `json:"id" jsonschema:"id of the record to change"`
+	mnemo.RecordPatch
 }
 
 func (s *server) update(ctx context.Context, p mnemo.Principal, in UpdateInput) (*mcp.CallToolResult, error) {
 	if err := p.CheckWrite(); err != nil {
 		return nil, err
 	}
-	patch := mnemo.RecordPatch{Text: in.Text, Scope: in.Scope, Importance: in.Importance, Confidence: in.Confidence,
-		Criticality: in.Criticality, Provenance: in.Provenance, Component: in.Component, Tags: in.Tags,
-		Mission: in.Mission, Thread: in.Thread, AccessLevel: in.AccessLevel}
-	if in.Kind != nil {
-		k := mnemo.Kind(*in.Kind)
-		patch.Kind = &k
-	}
-	if in.Layer != nil {
-		l := mnemo.Layer(*in.Layer)
-		patch.Layer = &l
-	}
-	r, err := s.svc.Update(ctx, p.Caller, p.Namespace, in.ID, patch)
+	r, err := s.svc.Update(ctx, p.Caller, p.Namespace, in.ID, in.RecordPatch)
 	if err != nil {
 		return nil, err
 	}
