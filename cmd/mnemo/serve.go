@@ -72,7 +72,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	expireEvery := fs.Duration("expire-every", 24*time.Hour, "archive unimportant, unused records (importance < 0.1, idle 120 days; restorable) this often; 0 = never")
 	noConsole := fs.Bool("no-console", false, "do not serve the web console at /")
 	semanticEvery := fs.Duration("semantic-every", 10*time.Minute, "retrain the semantic channel learned from the store for every namespace grown by a quarter since its model, this often; 0 = never")
-	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, this often; 0 = never")
+	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, and distil recurring corrections into practitioner patterns, this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost and the server's addresses (.example.com: any subdomain; *: any)")
 	allowedOrigins := fs.String("allowed-origins", "", "comma-separated browser origins (scheme://host[:port]) allowed to call the server, with CORS")
@@ -175,6 +175,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		go background(ctx, log, jobs, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {
 			return svc.SummarizeIdle(ctx, time.Hour, 4)
 		})
+		// Recurring corrections become practitioner patterns at the same pace.
+		go background(ctx, log, jobs, "practitioner patterns", 3*time.Minute, *episodesEvery, svc.DistillAll)
 	}
 	if *runLoops {
 		l := loops.New(svc)
