@@ -34,6 +34,9 @@ if [ -z "$bin" ]; then
 	bin=$tmp/mnemo
 	(cd "$root" && go build -o "$bin" ./cmd/mnemo)
 fi
+# The server's version, which the clients are versioned with.
+MNEMO_SERVER_VERSION=$("$bin" --version | awk '{print $2}')
+export MNEMO_SERVER_VERSION
 
 # start NAME ARGS...: starts `mnemo serve` on a free loopback port and sets
 # url to its base URL once it listens.
