@@ -591,6 +591,25 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
 		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), vecs: vecs, kw: newKeywordIndex(f.ents)}
 	arena := castSlice[int32](f.section(secArena))
+	// The maps by key and by id are filled on other cores while the
+	// entries are decoded.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range f.ents {
+			n.pos[key(le.Uint64(entB[i*entrySize:]))] = i
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range f.ents {
+			if r := le.Uint32(entB[i*entrySize+64:]); int(r) < len(strs) {
+				n.byID[strs[r]] = i
+			}
+		}
+	}()
+	defer wg.Wait()
 	var docs int
 	var total int64
 	var live int
@@ -638,24 +657,15 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		// e.hash stays 0: the text hash is per process, so the next write
 		// of the row indexes its text again.
 	}
-	// The two maps by key and by id are filled on other cores meanwhile.
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for i := range f.ents {
-			n.pos[key(le.Uint64(entB[i*entrySize:]))] = i
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for i := range n.ents {
-			n.byID[n.ents[i].ID] = i
-		}
-	}()
-	defer wg.Wait()
-	// Keyword index.
+	// Keyword index. The statistics per access level are counted from
+	// the entries meanwhile.
 	k := &n.kw
+	k.arena = arena[:len(arena):len(arena)]
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n.CountLevels()
+	}()
 	termRefs := castSlice[uint32](f.section(secTerms))
 	pends := castSlice[uint64](f.section(secPostingEnds))
 	posts := castSlice[posting](f.section(secPostings))
@@ -674,7 +684,6 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	if pfrom != uint64(len(posts)) {
 		return nil, snapErr("postings")
 	}
-	k.arena = arena[:len(arena):len(arena)]
 	k.live, k.docs, k.totalLen = live, docs, total
 	// Thread order.
 	thrB := castSlice[uint32](f.section(secThreads))
@@ -725,7 +734,6 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	if !n.sketching && !n.VerifyVectors() {
 		return nil, snapErr("vector checksum mismatch")
 	}
-	n.CountLevels()
 	wg.Wait()
 	if len(n.pos) != f.ents {
 		return nil, snapErr("duplicate keys")
