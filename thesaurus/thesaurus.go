@@ -303,6 +303,24 @@ func (t *Thesaurus) Close() error {
 	return errors.Join(errs...)
 }
 
+// Prefetch starts indexing, in the background, the resources that
+// expanding the words of text reads (those of its scripts), so that a
+// short-lived process does it while it loads its other data.
+func (t *Thesaurus) Prefetch(text string) {
+	if t == nil {
+		return
+	}
+	scripts := map[*unicode.RangeTable]bool{}
+	for _, w := range strings.Fields(text) {
+		scripts[scriptOf(stem.Fold(w))] = true
+	}
+	for _, r := range t.res {
+		if scripts[r.script()] {
+			go r.ensure()
+		}
+	}
+}
+
 // Expand returns words related to word, best first, at most MaxPerWord,
 // never word itself (nor another word with its key). Each carries the
 // stemmed term to match, a weight below 1 and the resource it came from.

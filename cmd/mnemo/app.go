@@ -42,6 +42,7 @@ type app struct {
 	store   store
 	dbLabel string // the database file, or the PostgreSQL URL without its password
 	svc     *engine.Service
+	th      *thesaurus.Thesaurus // the service's, once built
 
 	// readOnly commands only read: a database file that does not exist is
 	// an error for them, not a new empty store.
@@ -198,6 +199,7 @@ func (a *app) engineConfig() (engine.Config, error) {
 		cfg.Logger.Warn("thesaurus", "err", err)
 	}
 	cfg.Thesaurus = th
+	a.th = th
 	if v := a.env("MNEMO_MAX_TEXT_BYTES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
 // backend is what the record commands need: the local engine over the
@@ -43,6 +44,7 @@ type local struct {
 	svc    *engine.Service
 	caller mnemo.Caller
 	ns     string
+	th     *thesaurus.Thesaurus
 }
 
 func (l local) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
@@ -56,6 +58,7 @@ func (l local) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.Reca
 
 func (l local) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
 	req.Namespace = l.ns
+	l.th.Prefetch(req.Task) // while the index loads
 	return l.svc.Digest(ctx, l.caller, req)
 }
 
@@ -250,5 +253,5 @@ func (a *app) backend(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return local{svc: svc, caller: a.caller(), ns: a.ns()}, nil
+	return local{svc: svc, caller: a.caller(), ns: a.ns(), th: a.th}, nil
 }

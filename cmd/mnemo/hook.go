@@ -130,6 +130,7 @@ func (a *app) cappedDigest(ctx context.Context, c mnemo.Caller, task string, f m
 	if err != nil {
 		return "", err
 	}
+	a.th.Prefetch(task) // while the index loads
 	budget := maxChars / 3
 	for try := 0; try < 6; try++ {
 		d, err := svc.Digest(ctx, c, mnemo.DigestRequest{Namespace: a.ns(), Task: task, Budget: budget, Filter: f})
