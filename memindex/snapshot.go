@@ -537,15 +537,24 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGr
 	vecB, signB := sections(true, secVecs), sections(true, secSigns)
 	bigErr := make(chan error, 1)
 	go func() { bigErr <- f.check(secSigns, signB) }()
+	// The check must be over before returning, even on a panic: the
+	// caller may unmap the bytes it reads.
+	var berr error
+	waited := false
+	wait := func() {
+		if !waited {
+			waited, berr = true, <-bigErr
+		}
+	}
+	defer wait()
 	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
 		secPostings, secArena, secThreads, secThreadPos, secSkEnt, secVecCRC} {
 		if err := f.check(i, f.section(i)); err != nil {
-			<-bigErr
 			return nil, h, err
 		}
 	}
 	ns, err = decodeSnapshot(f, key, vecB, signB)
-	if berr := <-bigErr; berr != nil {
+	if wait(); berr != nil {
 		return nil, h, berr
 	}
 	if err != nil {
