@@ -84,6 +84,7 @@ type Service struct {
 
 	threads   threadLocks  // writes to one thread, one at a time
 	calib     calibrator   // the embedder's null similarity, for the relevance floor
+	termCache termCache    // cut record texts, for the relevance floor
 	learn     learnedCache // each namespace's semantic model
 	noLearned bool         // Config.NoLearned
 	thes      *thesaurus.Thesaurus

@@ -133,7 +133,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	iv, rest := parseInterval(query, now)
 	names := queryNames(query)
 	cq := cleanQuery(rest)
-	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0}
+	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0, terms: &s.termCache}
 	if err := s.prepareFloor(ctx, sc, fl); err != nil {
 		return nil, err
 	}

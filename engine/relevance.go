@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -124,8 +125,8 @@ type floor struct {
 	unseen []string           // query terms no visible record holds
 	want   map[string]bool    // the query's terms and related terms
 	found  map[string]bool    // present's answer, reused
+	terms  *termCache         // the service's cut record texts
 	stats  *queryStats        // the query's IDF, as read from the store
-	buf    []byte
 	cal    *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
 	// (0: no learned model).
@@ -181,7 +182,7 @@ func (f *floor) judge(r *mnemo.Record, sem, bm25 float64, holds bool, learned fu
 	if f.total > 0 || len(f.exp) > 0 {
 		var found map[string]bool
 		if holds {
-			found = f.present(r.SearchText())
+			found = f.present(f.terms.of(r))
 		}
 		var got, gotExp float64
 		covered := map[string]bool{}
@@ -247,10 +248,9 @@ func (f *floor) judge(r *mnemo.Record, sem, bm25 float64, holds bool, learned fu
 	return w, true
 }
 
-// present returns which of the query's terms and related terms text
-// holds, cut as the keyword index cuts it; the map is reused by the next
-// call.
-func (f *floor) present(text string) map[string]bool {
+// present returns which of the query's terms and related terms a record
+// holds (its distinct index terms); the map is reused by the next call.
+func (f *floor) present(terms []string) map[string]bool {
 	if f.want == nil {
 		f.want = make(map[string]bool, len(f.q.terms)+len(f.exp))
 		for _, t := range f.q.terms {
@@ -262,13 +262,66 @@ func (f *floor) present(text string) map[string]bool {
 		f.found = make(map[string]bool, len(f.want))
 	}
 	clear(f.found)
-	f.buf = memindex.EachTerm([]byte(text), f.buf, func(t []byte) {
+	for _, t := range terms {
+		if f.want[t] {
+			f.found[t] = true
+		}
+	}
+	return f.found
+}
+
+// termCache keeps the distinct index terms of recently judged records,
+// keyed by namespace, id and last change, so a record's text is cut once,
+// not once per query that finds it. It holds at most termCacheSize
+// records and is cleared when full.
+type termCache struct {
+	mu sync.RWMutex
+	m  map[termKey][]string
+}
+
+type termKey struct {
+	ns, id string
+	at     int64 // UpdatedAt, in Unix nanoseconds
+}
+
+const termCacheSize = 50_000
+
+// of returns the distinct index terms of r's searchable text, cut as the
+// keyword index cuts it.
+func (c *termCache) of(r *mnemo.Record) []string {
+	if c == nil {
+		return cutTerms(r.SearchText())
+	}
+	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
+	c.mu.RLock()
+	ts, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return ts
+	}
+	ts = cutTerms(r.SearchText())
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= termCacheSize {
+		c.m = make(map[termKey][]string, 1024)
+	}
+	c.m[k] = ts
+	c.mu.Unlock()
+	return ts
+}
+
+// cutTerms returns the distinct index terms of text.
+func cutTerms(text string) []string {
+	var out []string
+	seen := make(map[string]struct{}, 16)
+	memindex.EachTerm([]byte(text), nil, func(t []byte) {
 		t = t[:stem.Bytes(t)]
-		if f.want[string(t)] {
-			f.found[string(t)] = true
+		if _, ok := seen[string(t)]; !ok {
+			w := string(t)
+			seen[w] = struct{}{}
+			out = append(out, w)
 		}
 	})
-	return f.found
+	return out
 }
 
 // expTerm is a term related to the query's.
