@@ -93,6 +93,8 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 // active tuning (Tune), if any.
 func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string,
 	withCore bool, override *score.Weights, minRel *float64) (*ranking, error) {
+	// One read: its store calls see one state of the store, checked once.
+	ctx = mnemo.WithReadSession(ctx)
 	if err := checkQuery(query, "query"); err != nil {
 		return nil, err
 	}

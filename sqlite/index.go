@@ -43,7 +43,8 @@ func (s *Store) dbSeq(ctx context.Context, q interface {
 // and returns it with the read lock held; the caller must call
 // s.idx.mu.RUnlock when done.
 func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int64], error) {
-	cur, err := s.dbSeq(ctx, s.rdb)
+	// The calls of one read share one check of the change stamp.
+	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) { return s.dbSeq(ctx, s.rdb) })
 	if err != nil {
 		return nil, err
 	}
