@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,6 +115,37 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, "# HELP mnemo_records_total_live Live records in the namespaces shown.")
 	fmt.Fprintln(w, "# TYPE mnemo_records_total_live gauge")
 	fmt.Fprintf(w, "mnemo_records_total_live %d\n", total)
+	if s.cfg.LoopMetrics != nil {
+		lm := s.cfg.LoopMetrics()
+		nss := make([]string, 0, len(lm))
+		for ns := range lm {
+			if k == nil || k.Role == mnemo.RoleMetrics || k.Allows(ns) {
+				nss = append(nss, ns)
+			}
+		}
+		slices.Sort(nss)
+		fmt.Fprintln(w, "# HELP mnemo_loop_runs_total Scheduled loop runs per namespace (serve --loops).")
+		fmt.Fprintln(w, "# TYPE mnemo_loop_runs_total counter")
+		for _, ns := range nss {
+			fmt.Fprintf(w, "mnemo_loop_runs_total{namespace=%s,loop=\"warm\"} %d\n", quote(ns), lm[ns].WarmRuns)
+			fmt.Fprintf(w, "mnemo_loop_runs_total{namespace=%s,loop=\"cold\"} %d\n", quote(ns), lm[ns].ColdRuns)
+		}
+		fmt.Fprintln(w, "# HELP mnemo_loop_failures_total Failed scheduled loop runs per namespace.")
+		fmt.Fprintln(w, "# TYPE mnemo_loop_failures_total counter")
+		for _, ns := range nss {
+			fmt.Fprintf(w, "mnemo_loop_failures_total{namespace=%s} %d\n", quote(ns), lm[ns].Failures)
+		}
+		fmt.Fprintln(w, "# HELP mnemo_loop_accepted_patches_total Configuration patches the Mentor accepted per namespace.")
+		fmt.Fprintln(w, "# TYPE mnemo_loop_accepted_patches_total counter")
+		for _, ns := range nss {
+			fmt.Fprintf(w, "mnemo_loop_accepted_patches_total{namespace=%s} %d\n", quote(ns), lm[ns].Accepted)
+		}
+		fmt.Fprintln(w, "# HELP mnemo_loop_validation The validation score of the last warm run per namespace.")
+		fmt.Fprintln(w, "# TYPE mnemo_loop_validation gauge")
+		for _, ns := range nss {
+			fmt.Fprintf(w, "mnemo_loop_validation{namespace=%s} %g\n", quote(ns), lm[ns].Validation)
+		}
+	}
 }
 
 type nsCount struct {

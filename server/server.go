@@ -25,6 +25,7 @@ import (
 	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/llm"
+	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 )
 
@@ -83,6 +84,9 @@ type Config struct {
 	// Chat, when set, is the optional chat model the loops run over REST
 	// use to write paraphrase probes.
 	Chat llm.Model
+	// LoopMetrics, when set, gives the scheduled loops' counters per
+	// namespace for /metrics.
+	LoopMetrics func() map[string]loops.NamespaceMetrics
 	// Jobs, when set, reports the background jobs for the console's health page.
 	Jobs func() []console.Job
 }

@@ -135,15 +135,26 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return usagef("--body-timeout and --max-exports must be positive")
 	}
 	jobs := &jobBoard{}
+	var runner *loops.Runner
+	var loopMetrics func() map[string]loops.NamespaceMetrics
+	if *runLoops {
+		l := loops.New(svc)
+		l.Manual, l.Threshold = *approval == "manual", *threshold
+		runner = &loops.Runner{Loops: l, Caller: loopCaller, WarmEvery: *warmEvery, ColdEvery: *coldEvery, Log: log}
+		loopMetrics = runner.Metrics
+	}
 	// The optional chat model writes the loops' paraphrase probes.
 	chat, err := llm.FromEnv(a.env)
 	if err != nil {
 		return err
 	}
+	if runner != nil {
+		runner.Loops.Intern.Model = chat
+	}
 	srv, err := server.New(server.Config{Service: svc, Keys: a.store, Logger: log, MaxBody: *maxBody, Jobs: jobs.list,
 		MaxImportBody: *maxImport, Rate: perSec, Burst: *burst, Version: version,
 		AllowedHosts: splitList(*allowedHosts), AllowedOrigins: splitList(*allowedOrigins),
-		BodyTimeout: *bodyTimeout, MaxExports: *maxExports, NoConsole: *noConsole, Chat: chat})
+		BodyTimeout: *bodyTimeout, MaxExports: *maxExports, NoConsole: *noConsole, Chat: chat, LoopMetrics: loopMetrics})
 	if err != nil {
 		return err
 	}
@@ -178,12 +189,8 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		// Recurring corrections become practitioner patterns at the same pace.
 		go background(ctx, log, jobs, "practitioner patterns", 3*time.Minute, *episodesEvery, svc.DistillAll)
 	}
-	if *runLoops {
-		l := loops.New(svc)
-		l.Intern.Model = chat
-		l.Manual, l.Threshold = *approval == "manual", *threshold
-		r := &loops.Runner{Loops: l, Caller: loopCaller, WarmEvery: *warmEvery, ColdEvery: *coldEvery, Log: log}
-		go r.Run(ctx)
+	if runner != nil {
+		go runner.Run(ctx)
 	}
 	return srv.Run(ctx, ln)
 }
