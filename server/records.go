@@ -63,6 +63,7 @@ func (s *Server) routesV1() {
 	s.handle("GET /v1/corrections/triples", true, s.handleCorrectionTriples)
 	s.handle("POST /v1/expire", true, s.handleExpire)
 	s.handle("POST /v1/purge", true, s.handlePurge)
+	s.handle("POST /v1/consolidate", true, s.handleConsolidate)
 	s.handle("POST /v1/handoff", true, s.handleHandoff)
 	s.handle("POST /v1/tune", true, s.handleTune)
 	s.handle("GET /v1/tune", true, s.handleTuning)

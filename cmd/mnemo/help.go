@@ -41,6 +41,7 @@ var synopses = map[string]string{
 	"corrections":        "mnemo corrections [--since TIME] [--until TIME] [--by day|week|month] [--triples]",
 	"episode":            "mnemo episode [--budget N] THREAD",
 	"threads":            "mnemo threads",
+	"consolidate":        "mnemo consolidate [--dry-run]",
 	"expire":             "mnemo expire [--importance 0.1] [--idle 120d] [--dry-run]",
 	"purge":              "mnemo purge --older-than 365d",
 	"git":                "mnemo git [--repo .] [--rev HEAD] [--since TIME] [--max 1000]",

@@ -70,6 +70,8 @@ func init() {
 		"analyze":  {summary: "coding-agent session cost analysis (analyze sessions [DIR])", raw: analyzeRaw},
 		"config":   {summary: "the namespace's scoring configuration, versioned (config show|history|diff A B|rollback N|apply FILE)", run: cmdConfig},
 		"loop":     {summary: "the loops that keep memory good (loop warm|cold [--once] | status | approve ID | reject ID | revert)", run: cmdLoop},
+
+		"consolidate": {summary: "merge near-duplicates written by an import or --no-dedup, as on write (restorable)", run: cmdConsolidate},
 	}
 	for name, c := range extraCommands {
 		commands[name] = c

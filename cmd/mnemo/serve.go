@@ -73,6 +73,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	noConsole := fs.Bool("no-console", false, "do not serve the web console at /")
 	semanticEvery := fs.Duration("semantic-every", 10*time.Minute, "retrain the semantic channel learned from the store for every namespace grown by a quarter since its model, this often; 0 = never")
 	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, and distil recurring corrections into practitioner patterns, this often; 0 = never")
+	consolidateEvery := fs.Duration("consolidate-every", 6*time.Hour, "merge the near-duplicates of every namespace written by an import or --no-dedup, as on write (restorable), this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost and the server's addresses (.example.com: any subdomain; *: any)")
 	allowedOrigins := fs.String("allowed-origins", "", "comma-separated browser origins (scheme://host[:port]) allowed to call the server, with CORS")
@@ -112,6 +113,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *episodesEvery < 0 || (*episodesEvery > 0 && *episodesEvery < time.Minute) {
 		return usagef("--episodes-every must be 0 (never) or at least a minute")
+	}
+	if *consolidateEvery < 0 || (*consolidateEvery > 0 && *consolidateEvery < time.Minute) {
+		return usagef("--consolidate-every must be 0 (never) or at least a minute")
 	}
 	if *runLoops && (*warmEvery < time.Minute || *coldEvery < time.Minute || (*approval != "auto" && *approval != "manual") ||
 		!(*threshold > 0 && *threshold <= 1)) {
@@ -188,6 +192,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		})
 		// Recurring corrections become practitioner patterns at the same pace.
 		go background(ctx, log, jobs, "practitioner patterns", 3*time.Minute, *episodesEvery, svc.DistillAll)
+	}
+	if *consolidateEvery > 0 {
+		go background(ctx, log, jobs, "consolidation", 4*time.Minute, *consolidateEvery, func(ctx context.Context) (map[string]int, error) {
+			return svc.ConsolidateAll(ctx, "consolidation")
+		})
 	}
 	if runner != nil {
 		go runner.Run(ctx)
