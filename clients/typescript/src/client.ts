@@ -11,6 +11,8 @@ import type {
   EpisodeResult,
   ExpireRequest,
   ExpireResult,
+  ConsolidateRequest,
+  ConsolidateResult,
   Handoff,
   HandoffRequest,
   ImportResult,
@@ -269,6 +271,11 @@ export class Mnemo {
   /** Archives unimportant, unused records (POST /v1/expire; admin keys). */
   expire(request: ExpireRequest = {}, options?: CallOptions): Promise<ExpireResult> {
     return this.json({ method: "POST", path: "/v1/expire", json: request }, options);
+  }
+
+  /** Merges the namespace's near-duplicates by the write path's rules, the merged-away ones forgotten and restorable (POST /v1/consolidate; admin keys). */
+  consolidate(request: ConsolidateRequest = {}, options?: CallOptions): Promise<ConsolidateResult> {
+    return this.json({ method: "POST", path: "/v1/consolidate", json: request }, options);
   }
 
   /** Deletes for good records forgotten longer ago than older_than_days (POST /v1/purge; admin keys). */

@@ -8,7 +8,7 @@ export type {
   WrittenRecord, NewRecord, RememberRequest, BatchRequest, BatchResponse, ListResponse,
   RecordPatch, Revision, RecallRequest, Triage, Why, RecallHit, RecallResult, DigestRequest,
   DigestEntry, Digest, ImportResult, ErrorCode, ErrorBody, CorrectionCounts, CorrectionPeriod,
-  CorrectionReport, ExpireRequest, ExpireResult, PurgeRequest, PurgeResult, HandoffRequest,
+  CorrectionReport, ExpireRequest, ExpireResult, ConsolidateRequest, ConsolidatePair, ConsolidateResult, PurgeRequest, PurgeResult, HandoffRequest,
   HandoffPattern, HandoffAttention, HandoffLink, Handoff, Weights, TuneRequest, TuneResult,
   TuningVersion, TuningEvent, Tuning, RollbackRequest, EpisodeRequest, EpisodeResult,
   ThreadInfo, ListQuery, CorrectionsQuery, CorrectionTriple, Status,

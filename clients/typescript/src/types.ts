@@ -438,6 +438,29 @@ export interface ExpireResult {
   dry_run?: boolean;
 }
 
+/** The body of consolidate (admin keys only). */
+export interface ConsolidateRequest {
+  /** list the pairs that would be merged, change nothing */
+  dry_run?: boolean;
+}
+
+/** One merge of consolidate. */
+export interface ConsolidatePair {
+  /** the record kept, with the merged one's fields */
+  kept?: string;
+  /** the record merged into it and forgotten (restorable) */
+  merged?: string;
+}
+
+/** The answer of consolidate. */
+export interface ConsolidateResult {
+  /** live records looked at */
+  checked?: number;
+  /** in the order they were merged */
+  pairs?: ConsolidatePair[];
+  dry_run?: boolean;
+}
+
 /** The body of purge (admin keys only). */
 export interface PurgeRequest {
   /** records forgotten or archived longer ago than this are deleted for good */

@@ -260,6 +260,9 @@ test("expire, purge, tune, tuning, rollback", async () => {
   const ex = await admin.expire({ dry_run: true, max_importance: 0.2, idle_days: 30 });
   conforms(ex, named("ExpireResult"));
   assert.equal(ex.dry_run, true);
+  const c = await admin.consolidate({ dry_run: true });
+  conforms(c, named("ConsolidateResult"));
+  assert.equal(c.dry_run, true);
   const p = await admin.purge(365);
   conforms(p, routeSchema("POST", "/v1/purge", 200));
   assert.equal(p.purged, 0);

@@ -21,6 +21,7 @@ from .types import (
     Digest,
     EpisodeResult,
     ExpireResult,
+    ConsolidateResult,
     Handoff,
     ImportResult,
     MemoryRecord,
@@ -331,6 +332,11 @@ class Mnemo:
         body = _fields(max_importance=max_importance, idle_days=idle_days)
         body["dry_run"] = dry_run
         return cast(ExpireResult, self._json("POST", "/v1/expire", body=body))
+
+    def consolidate(self, *, dry_run: bool = False) -> ConsolidateResult:
+        """Merges the namespace's near-duplicates by the write path's rules, the merged-away ones
+        forgotten and restorable (POST /v1/consolidate; admin keys)."""
+        return cast(ConsolidateResult, self._json("POST", "/v1/consolidate", body={"dry_run": dry_run}))
 
     def purge(self, older_than_days: float) -> PurgeResult:
         """Deletes for good records forgotten longer ago than older_than_days (POST /v1/purge; admin keys)."""

@@ -381,6 +381,21 @@ class ExpireResult(TypedDict, total=False):
     dry_run: bool
 
 
+class ConsolidateRequest(TypedDict, total=False):
+    dry_run: bool
+
+
+class ConsolidatePair(TypedDict, total=False):
+    kept: str
+    merged: str
+
+
+class ConsolidateResult(TypedDict, total=False):
+    checked: int
+    pairs: List[ConsolidatePair]
+    dry_run: bool
+
+
 class PurgeRequest(TypedDict):
     older_than_days: float
 
@@ -576,6 +591,9 @@ __all__ = [
     "CorrectionReport",
     "ExpireRequest",
     "ExpireResult",
+    "ConsolidateRequest",
+    "ConsolidatePair",
+    "ConsolidateResult",
     "PurgeRequest",
     "PurgeResult",
     "HandoffRequest",
