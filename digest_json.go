@@ -1,8 +1,6 @@
 package mnemo
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -109,15 +107,56 @@ func (e *DigestEntry) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendJSON writes w as encoding/json does (HTML escaping off).
+// appendJSON writes w as encoding/json does (HTML escaping off), field
+// by field in the struct's order, omitempty where the struct says so.
 func (w *Why) appendJSON(b []byte) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil { // a struct of strings and numbers: cannot fail
-		return append(b, "null"...)
+	strs := func(b []byte, key string, xs []string) []byte {
+		if len(xs) == 0 {
+			return b
+		}
+		b = append(b, key...)
+		b = append(b, '[')
+		for i, x := range xs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, x)
+		}
+		return append(b, ']')
 	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	b = append(b, `{"evidence":`...)
+	b = appendJSONString(b, w.Evidence)
+	b = append(b, `,"relevance":`...)
+	b = appendFloat(b, w.Relevance)
+	b = append(b, `,"floor":`...)
+	b = appendFloat(b, w.Floor)
+	b = append(b, `,"keyword_share":`...)
+	b = appendFloat(b, w.KeywordShare)
+	if w.ExpansionShare != 0 {
+		b = append(b, `,"expansion_share":`...)
+		b = appendFloat(b, w.ExpansionShare)
+	}
+	b = strs(b, `,"matched":`, w.Matched)
+	b = strs(b, `,"expanded":`, w.Expanded)
+	b = append(b, `,"semantic":`...)
+	b = appendFloat(b, w.Semantic)
+	b = append(b, `,"semantic_null":`...)
+	b = appendFloat(b, w.SemanticNull)
+	b = append(b, `,"semantic_strength":`...)
+	b = appendFloat(b, w.SemanticStrength)
+	if w.Learned != 0 {
+		b = append(b, `,"learned":`...)
+		b = appendFloat(b, w.Learned)
+	}
+	if w.LearnedNull != 0 {
+		b = append(b, `,"learned_null":`...)
+		b = appendFloat(b, w.LearnedNull)
+	}
+	if w.Interval != "" {
+		b = append(b, `,"interval":`...)
+		b = appendJSONString(b, w.Interval)
+	}
+	return append(b, '}')
 }
 
 // appendFloatMap writes a map with its keys sorted, as encoding/json does.

@@ -37,8 +37,14 @@ func randomDigest(rng *rand.Rand) *mnemo.Digest {
 				e.Provenance = []string{str(), str()}
 			}
 			if rng.Intn(2) == 0 {
-				e.Why = &mnemo.Why{Evidence: str(), Relevance: num(), Floor: num(), KeywordShare: num(), Matched: []string{str()},
-					Semantic: num(), SemanticNull: num(), Interval: str()}
+				e.Why = &mnemo.Why{Evidence: str(), Relevance: num(), Floor: num(), KeywordShare: num(), ExpansionShare: num(),
+					Semantic: num(), SemanticNull: num(), SemanticStrength: num(), Learned: num(), LearnedNull: num(), Interval: str()}
+				if rng.Intn(2) == 0 {
+					e.Why.Matched = []string{str(), str()}
+				}
+				if rng.Intn(2) == 0 {
+					e.Why.Expanded = []string{str()}
+				}
 			}
 			d.Entries = append(d.Entries, e)
 		}

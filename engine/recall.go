@@ -452,9 +452,18 @@ func (d *dedup) dup(h mnemo.ScoredRecord) bool {
 			continue // near-duplicates are told apart within a layer and kind
 		}
 		p := d.prefix[i*prefixDims : (i+1)*prefixDims]
+		// The distance over the first 16 dimensions already exceeds the
+		// limit for almost every pair; only the rest read all 64.
 		var dist float32
-		for j, x := range head {
+		for j, x := range head[:16] {
 			y := x - p[j]
+			dist += y * y
+		}
+		if dist > limit {
+			continue
+		}
+		for j := 16; j < prefixDims; j++ {
+			y := head[j] - p[j]
 			dist += y * y
 		}
 		if dist > limit {
