@@ -260,34 +260,33 @@ func (s *Server) handleLoopCold(w http.ResponseWriter, r *http.Request) {
 // handleLoopStatus reports the validation trend, the last trigger and
 // patch, and the pending approvals.
 func (s *Server) handleLoopStatus(w http.ResponseWriter, r *http.Request) {
-	deadline(w)
-	p := principal(r.Context())
-	if err := noQuery(r); err != nil {
-		s.writeError(w, r, err)
-		return
+	if st, ok := s.loopStatus(w, r); ok {
+		writeJSON(w, http.StatusOK, st)
 	}
-	st, err := loops.New(s.svc).Status(r.Context(), p.Caller, p.Namespace)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
 }
 
 // handleLoopPending lists the patches that wait for approval.
 func (s *Server) handleLoopPending(w http.ResponseWriter, r *http.Request) {
+	if st, ok := s.loopStatus(w, r); ok {
+		writeJSON(w, http.StatusOK, PendingList{Namespace: st.Namespace, Pending: st.Pending})
+	}
+}
+
+// loopStatus reads the caller's namespace's loop status, or answers the
+// error and reports false.
+func (s *Server) loopStatus(w http.ResponseWriter, r *http.Request) (*loops.Status, bool) {
 	deadline(w)
 	p := principal(r.Context())
 	if err := noQuery(r); err != nil {
 		s.writeError(w, r, err)
-		return
+		return nil, false
 	}
 	st, err := loops.New(s.svc).Status(r.Context(), p.Caller, p.Namespace)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
+		return nil, false
 	}
-	writeJSON(w, http.StatusOK, PendingList{Namespace: st.Namespace, Pending: st.Pending})
+	return st, true
 }
 
 // handleLoopApprove applies a pending patch as a version by the key
