@@ -191,6 +191,30 @@ func (t *tokenizer) ids(text string, ids []int32) []int32 {
 	return ids
 }
 
+// parseSequence parses a Sequence step of tokenizer.json: the list under
+// field, each item parsed by parse one level deeper, flattened in order.
+func parseSequence[T any](raw json.RawMessage, field string, depth int, parse func(json.RawMessage, int) ([]T, error)) ([]T, error) {
+	var seq map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &seq); err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	if v, ok := seq[field]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &items); err != nil {
+			return nil, err
+		}
+	}
+	var out []T
+	for _, r := range items {
+		xs, err := parse(r, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, xs...)
+	}
+	return out, nil
+}
+
 // ---- normalizers ----
 
 func parseNormalizer(raw json.RawMessage, depth int) ([]normalizer, error) {
@@ -206,21 +230,7 @@ func parseNormalizer(raw json.RawMessage, depth int) ([]normalizer, error) {
 	}
 	switch typ {
 	case "Sequence":
-		var s struct {
-			Normalizers []json.RawMessage `json:"normalizers"`
-		}
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		var out []normalizer
-		for _, r := range s.Normalizers {
-			ns, err := parseNormalizer(r, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ns...)
-		}
-		return out, nil
+		return parseSequence(raw, "normalizers", depth, parseNormalizer)
 	case "BertNormalizer":
 		var c struct {
 			CleanText          *bool `json:"clean_text"`
@@ -432,21 +442,7 @@ func parsePreTokenizer(raw json.RawMessage, depth int) ([]preTokenizer, error) {
 	}
 	switch typ {
 	case "Sequence":
-		var s struct {
-			PreTokenizers []json.RawMessage `json:"pretokenizers"`
-		}
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		var out []preTokenizer
-		for _, r := range s.PreTokenizers {
-			ps, err := parsePreTokenizer(r, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ps...)
-		}
-		return out, nil
+		return parseSequence(raw, "pretokenizers", depth, parsePreTokenizer)
 	case "BertPreTokenizer":
 		return []preTokenizer{splitWords(isBertSpace, isBertPunct)}, nil
 	case "WhitespaceSplit":
