@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -83,9 +84,25 @@ func entryBody(r *mnemo.Record) string {
 	return b.String()
 }
 
-// oneLine folds whitespace runs (newlines included) into single spaces.
+// oneLine folds whitespace runs (newlines included) into single spaces
+// and trims the ends, as strings.Fields and Join would; a text that is one
+// line already (most are) is returned as it is, without a copy.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	prevSpace := true // a leading space needs folding
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			prevSpace = false
+			continue
+		}
+		if r != ' ' || prevSpace {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = true
+	}
+	if prevSpace && s != "" { // a trailing space
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
 }
 
 // scorePrefix is what precedes an entry body in a digest line.

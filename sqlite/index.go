@@ -1,12 +1,15 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -21,6 +24,7 @@ type index struct {
 	// refreshing admits one refresh at a time (see acquire).
 	refreshing sync.Mutex
 	ns         map[string]*memindex.Namespace[int64]
+	local      localSeqs          // writes of this process not yet applied by their writers (publish)
 	snaps      map[string]*nsSnap // snapshot state of each loaded namespace
 }
 
@@ -30,40 +34,52 @@ func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[i
 const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
 	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body`
 
+// seqSQL reads the change counter.
+const seqSQL = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'`
+
 // dbSeq reads the change counter.
 func (s *Store) dbSeq(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }) (int64, error) {
 	var seq int64
-	err := q.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'`).Scan(&seq)
+	err := q.QueryRowContext(ctx, seqSQL).Scan(&seq)
 	return seq, err
 }
 
 // acquire brings the index of namespace ns up to date with the database
 // and returns it with the read lock held; the caller must call
 // s.idx.mu.RUnlock when done.
+//
+// Up to date means: it reflects every change committed before the read
+// began, except changes of this process whose writers have not returned
+// yet (see publish): those writers bring the index up to date themselves
+// before they return, so a read concurrent with them may be answered with
+// or without them, and the reads that follow the write see it. Changes of
+// other processes are applied here, by the first read that sees them.
 func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int64], error) {
 	// The calls of one read share one check of the change stamp.
-	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) { return s.dbSeq(ctx, s.rdb) })
+	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) {
+		var seq int64
+		err := s.queryRow(ctx, seqSQL).Scan(&seq)
+		return seq, err
+	})
 	if err != nil {
 		return nil, err
 	}
 	s.idx.mu.RLock()
-	if n, ok := s.idx.ns[ns]; ok && s.idx.seq >= cur {
+	if n, ok := s.idx.ns[ns]; ok && (s.idx.seq >= cur || s.idx.local.covers(s.idx.seq, cur)) {
 		return n, nil
 	}
 	s.idx.mu.RUnlock()
 	// One refresh at a time, and readers that queued behind it find the
-	// index fresh under the read lock: taking the write lock waits for
-	// every search in flight and holds up every search after it, so after
-	// a write it must be taken once, not by every reader that saw it.
+	// index fresh under the read lock.
 	s.idx.refreshing.Lock()
 	s.idx.mu.RLock()
 	_, ok := s.idx.ns[ns]
 	stale := !ok || s.idx.seq < cur
 	s.idx.mu.RUnlock()
 	if stale {
-		err = s.refreshLocked(ctx, ns)
+		err = s.refreshIndex(ctx, ns)
 	}
 	s.idx.refreshing.Unlock()
 	if err != nil {
@@ -78,28 +94,200 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 	return n, nil
 }
 
-// refreshLocked runs refresh under the write lock, with a connection
-// taken before: waiting for one of the pool under the write lock would
-// hold up every search.
-func (s *Store) refreshLocked(ctx context.Context, ns string) error {
+// localSeqs are the change stamps of this process's writes that are
+// committed, or about to be, and not yet applied to the index by their
+// writers (publish).
+type localSeqs struct {
+	mu   sync.Mutex
+	seqs map[int64]struct{}
+}
+
+func (l *localSeqs) add(seqs ...int64) {
+	l.mu.Lock()
+	if l.seqs == nil {
+		l.seqs = make(map[int64]struct{})
+	}
+	for _, q := range seqs {
+		l.seqs[q] = struct{}{}
+	}
+	l.mu.Unlock()
+}
+
+func (l *localSeqs) remove(seqs []int64) {
+	l.mu.Lock()
+	for _, q := range seqs {
+		delete(l.seqs, q)
+	}
+	l.mu.Unlock()
+}
+
+// covers reports whether every stamp in (from, to] is a local write still
+// being published. Stamps moved by anything else (another process, a
+// purge's delete trigger) are not in the set, so the reader refreshes.
+func (l *localSeqs) covers(from, to int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if to-from > int64(len(l.seqs)) {
+		return false
+	}
+	for q := from + 1; q <= to; q++ {
+		if _, ok := l.seqs[q]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// publish brings the loaded indexes up to date with the writes of this
+// process that moved the change stamp to seqs, before the write returns;
+// until then readers may pass them by (acquire). It waits for the
+// searches in flight without holding up the searches that start meanwhile
+// (lockPolitely). When it fails the stamps are dropped from the local set,
+// and the next read refreshes the index itself.
+func (s *Store) publish(ctx context.Context, seqs []int64) {
+	defer s.idx.local.remove(seqs)
+	ctx = context.WithoutCancel(ctx) // committed: the index must follow
+	s.idx.refreshing.Lock()
+	defer s.idx.refreshing.Unlock()
+	s.idx.mu.RLock()
+	done := len(s.idx.ns) == 0 || s.idx.seq >= slices.Max(seqs)
+	s.idx.mu.RUnlock()
+	if done {
+		// Nothing loaded (the next search loads the namespace whole), or
+		// a reader's refresh took these changes already.
+		return
+	}
+	_ = s.refreshIndex(ctx, "")
+}
+
+// lockPolitely takes the write lock of the index without holding up the
+// searches that start while it waits for those in flight: sync.RWMutex.Lock
+// blocks every new reader from the moment it is called, so a refresh after
+// every write would stall every search behind the slowest one in flight.
+// Past politeWait it queues like Lock.
+func (ix *index) lockPolitely() {
+	if ix.mu.TryLock() {
+		return
+	}
+	deadline := time.Now().Add(politeWait)
+	for pause := 20 * time.Microsecond; time.Now().Before(deadline); pause = min(2*pause, 500*time.Microsecond) {
+		time.Sleep(pause)
+		if ix.mu.TryLock() {
+			return
+		}
+	}
+	ix.mu.Lock()
+}
+
+// politeWait is how long lockPolitely lets new searches pass.
+const politeWait = 5 * time.Millisecond
+
+// maxPrefetch is the number of changed rows a refresh reads before taking
+// the write lock; a larger change (a bulk import by another process) is
+// read under the lock, row by row, as a load is.
+const maxPrefetch = 512
+
+// change is one changed row read ahead of the write lock.
+type change struct {
+	rowid     int64
+	namespace string
+	removed   bool
+	e         memindex.Entry
+	emb, text []byte
+}
+
+// refreshIndex applies the rows changed since s.idx.seq to every loaded
+// namespace and, unless ns is empty, loads ns if needed, all from one
+// snapshot of the database. Up to maxPrefetch changed rows are read before
+// the write lock is taken, so that the lock is held for the in-memory work
+// alone. It runs under s.idx.refreshing.
+func (s *Store) refreshIndex(ctx context.Context, ns string) error {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	s.idx.mu.Lock()
-	defer s.idx.mu.Unlock()
-	return s.refresh(ctx, tx, ns)
-}
-
-// refresh applies the rows changed since s.idx.seq to every loaded
-// namespace and loads ns if needed, all from one snapshot, that of tx (a
-// transaction that has read nothing yet). It runs under the write lock.
-func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 	cur, err := s.dbSeq(ctx, tx)
 	if err != nil {
 		return err
 	}
+	s.idx.mu.RLock()
+	from, loaded := s.idx.seq, len(s.idx.ns) > 0
+	s.idx.mu.RUnlock()
+	var chs []change
+	ahead := false
+	if cur > from && loaded {
+		if chs, ahead, err = readChanges(ctx, tx, from, cur); err != nil {
+			return err
+		}
+	}
+	s.idx.lockPolitely()
+	defer s.idx.mu.Unlock()
+	if ahead {
+		for i := range chs {
+			c := &chs[i]
+			n := s.idx.ns[c.namespace]
+			if n == nil {
+				continue
+			}
+			if c.removed {
+				n.Remove(c.rowid)
+			} else {
+				n.Put(c.rowid, c.e, c.emb, c.text)
+			}
+			s.idx.snap(c.namespace).changed++
+		}
+		s.idx.seq = cur
+	}
+	return s.refresh(ctx, tx, cur, ns)
+}
+
+// readChanges reads the rows purged and written in (from, to], in the
+// order refresh applies them; ok is false when there are more than
+// maxPrefetch of them.
+func readChanges(ctx context.Context, tx *sql.Tx, from, to int64) (chs []change, ok bool, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT rowid_, namespace FROM deleted_rows WHERE seq > ? AND seq <= ? LIMIT ?`, from, to, maxPrefetch+1)
+	if err != nil {
+		return nil, false, err
+	}
+	for rows.Next() {
+		c := change{removed: true}
+		if err := rows.Scan(&c.rowid, &c.namespace); err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+		chs = append(chs, c)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil || len(chs) > maxPrefetch {
+		return nil, false, err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE seq > ? AND seq <= ? LIMIT ?`, from, to, maxPrefetch+1-len(chs))
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c change
+		var emb, text sql.RawBytes
+		if err := scanEntry(rows, &c.rowid, &c.e, &c.namespace, &emb, &text); err != nil {
+			return nil, false, err
+		}
+		c.emb, c.text = bytes.Clone(emb), bytes.Clone(text)
+		chs = append(chs, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	return chs, len(chs) <= maxPrefetch, nil
+}
+
+// refresh applies the rows changed since s.idx.seq to every loaded
+// namespace and loads ns if needed (none when ns is empty), all from one
+// snapshot, that of tx, whose change stamp is cur. It runs under the
+// write lock.
+func (s *Store) refresh(ctx context.Context, tx *sql.Tx, cur int64, ns string) error {
 	if cur > s.idx.seq && len(s.idx.ns) > 0 {
 		// Purged rows first: a row written since may have taken a purged
 		// row's rowid.
@@ -148,36 +336,40 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, ns string) error {
 			return err
 		}
 	}
-	if _, ok := s.idx.ns[ns]; !ok {
-		n, _, err := s.loadSnapshot(ctx, tx, ns, cur)
-		if err != nil {
-			return err
+	if ns != "" {
+		if _, ok := s.idx.ns[ns]; !ok {
+			n, _, err := s.loadSnapshot(ctx, tx, ns, cur)
+			if err != nil {
+				return err
+			}
+			if n != nil {
+				s.idx.ns[ns] = n
+			}
 		}
-		if n != nil {
+		if _, ok := s.idx.ns[ns]; !ok {
+			s.idx.snap(ns).seq = 0 // no usable snapshot: write one
+			var count, blob int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(length(embedding)), 0) FROM records WHERE namespace = ?`, ns).Scan(&count, &blob); err != nil {
+				return err
+			}
+			// Size everything once: growing a 100k x 384 slice row by row costs
+			// copies, page faults and GC work that dominate a cold start.
+			n := memindex.New[int64](count, blob/4)
+			rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE namespace = ? ORDER BY rowid`, ns)
+			if err != nil {
+				return err
+			}
+			err = load(n, rows, count)
+			rows.Close()
+			if err != nil {
+				return err
+			}
 			s.idx.ns[ns] = n
 		}
 	}
-	if _, ok := s.idx.ns[ns]; !ok {
-		s.idx.snap(ns).seq = 0 // no usable snapshot: write one
-		var count, blob int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(length(embedding)), 0) FROM records WHERE namespace = ?`, ns).Scan(&count, &blob); err != nil {
-			return err
-		}
-		// Size everything once: growing a 100k x 384 slice row by row costs
-		// copies, page faults and GC work that dominate a cold start.
-		n := memindex.New[int64](count, blob/4)
-		rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM records WHERE namespace = ? ORDER BY rowid`, ns)
-		if err != nil {
-			return err
-		}
-		err = load(n, rows, count)
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		s.idx.ns[ns] = n
+	for _, n := range s.idx.ns {
+		n.Sketch(&s.idx.mu) // a namespace that grew may now be worth sketching
 	}
-	s.idx.ns[ns].Sketch(&s.idx.mu)
 	s.idx.seq = cur
 	s.maybeSnapshot()
 	return nil

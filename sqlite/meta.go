@@ -203,7 +203,7 @@ func (s *Store) SetEmbeddings(ctx context.Context, vecs map[mnemo.RecordKey][]fl
 		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		seq, err := bumpSeq(ctx, tx)
+		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}

@@ -211,7 +211,7 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	skipped := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		skipped = 0
-		seq, err := bumpSeq(ctx, tx)
+		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor str
 		action = "update"
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		seq, err := bumpSeq(ctx, tx)
+		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -306,7 +306,7 @@ func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Reco
 			return r, nil
 		}
 	}
-	row := s.rdb.QueryRowContext(ctx, `SELECT seq, `+recordColumns+` FROM records
+	row := s.queryRow(ctx, `SELECT seq, `+recordColumns+` FROM records
 		WHERE id = ? AND namespace = ? AND access_level <= ?`, id, sc.Namespace, sc.Clearance)
 	var seq int64
 	r, _, err := scanRecord(seqScanner{row, &seq})
@@ -452,7 +452,7 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 		order = ` ORDER BY namespace DESC, created_at DESC, id DESC`
 	}
 	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + w.String() + order + ` LIMIT ?`
-	rows, err := s.rdb.QueryContext(ctx, q, append(w.args, opt.Limit)...)
+	rows, err := s.query(ctx, q, append(w.args, opt.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}

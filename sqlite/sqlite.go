@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +83,10 @@ type Store struct {
 	now  func() time.Time
 	rdb  *sql.DB // readers
 	wdb  *sql.DB // the single writer connection (BEGIN IMMEDIATE)
+	// txSeqs are the change stamps the transaction on wdb has taken.
+	txSeqs []int64
 
+	stmts      stmtCache // prepared read statements
 	idx        *index
 	cache      *recordCache // nil when disabled
 	ftsKeyword bool
@@ -167,6 +171,7 @@ func (s *Store) Close() error {
 	s.stop()
 	s.snapWG.Wait()
 	s.snapshotOnClose(context.Background())
+	s.stmts.close()
 	err := s.rdb.Close()
 	if werr := s.wdb.Close(); err == nil {
 		err = werr
@@ -249,28 +254,57 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 // write runs fn in a BEGIN IMMEDIATE transaction on the writer connection.
+//
+// A write that moved the change stamp (bumpSeq) brings the loaded indexes
+// up to date before it returns (publish), so that every read after it sees
+// it and no read has to wait for it.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
-		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+	// The single writer connection makes txSeqs this transaction's alone
+	// until Commit or Rollback returns it to the pool.
+	s.txSeqs = s.txSeqs[:0]
+	err = fn(tx)
+	seqs := slices.Clone(s.txSeqs)
+	if err != nil {
+		rerr := tx.Rollback()
+		s.idx.local.remove(seqs)
+		if rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
 			return errors.Join(err, rerr)
 		}
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		s.idx.local.remove(seqs)
+		return err
+	}
+	if len(seqs) > 0 {
+		if afterCommit != nil {
+			afterCommit(s)
+		}
+		s.publish(ctx, seqs)
+	}
+	return nil
 }
 
-// bumpSeq increments the change counter inside tx and returns the new value.
-func bumpSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
+// afterCommit, when set (tests), runs between a write's commit and its
+// publish.
+var afterCommit func(*Store)
+
+// bumpSeq increments the change counter inside tx and returns the new
+// value, which readers of this process may pass by until the write has
+// published it (see acquire).
+func (s *Store) bumpSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
 	var seq int64
 	err := tx.QueryRowContext(ctx,
 		`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'seq' RETURNING CAST(value AS INTEGER)`).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("bump seq: %w", err)
 	}
+	s.txSeqs = append(s.txSeqs, seq)
+	s.idx.local.add(seq)
 	return seq, nil
 }
 
