@@ -31,12 +31,20 @@ type Filter struct {
 	// AsOf selects the records valid at that instant (bi-temporal read);
 	// nil means "now": superseded and expired records are hidden.
 	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer as of this time (RFC 3339 or YYYY-MM-DD): superseded facts valid then are included"`
+	// AsKnownAt answers from what the memory held at that instant
+	// (transaction time): each record as its latest revision at or before
+	// it, records written later or forgotten by then left out. It is read
+	// from the revisions, not the in-memory index: a slower path.
+	AsKnownAt *time.Time `json:"as_known_at,omitempty" jsonschema:"answer from the records as they were known at this time (RFC 3339 or YYYY-MM-DD): each record's latest revision then; records written later or forgotten by then are absent"`
+	// Operator selects the records of one operator: those tagged or
+	// referenced (provenance) "operator:<name>" (see Record.Operators).
+	Operator string `json:"operator,omitempty" jsonschema:"only records of this operator (tag or provenance operator:NAME), e.g. an operator's corrections and practitioner patterns"`
 }
 
 // FilterKeys lists the filter keys in their canonical spelling, the JSON
 // names of Filter's fields.
 var FilterKeys = []string{"layers", "kinds", "scope_prefix", "component", "mission", "thread", "tags",
-	"min_criticality", "since", "until", "as_of", "outcome"}
+	"min_criticality", "since", "until", "as_of", "as_known_at", "outcome", "operator"}
 
 // FilterAliases maps the older spellings of filter keys, still accepted on
 // input, to the canonical ones.
@@ -93,7 +101,7 @@ func (f *Filter) Set(key, value string) error {
 			return Errorf(EINVALID, "criticality %q is not a number", value)
 		}
 		f.MinCriticality = x
-	case "since", "until", "as_of":
+	case "since", "until", "as_of", "as_known_at":
 		t, err := ParseTime(value)
 		if err != nil {
 			return Errorf(EINVALID, "filter %s: %s", k, ErrorMessage(err))
@@ -101,6 +109,8 @@ func (f *Filter) Set(key, value string) error {
 		*f.timeField(k) = &t
 	case "outcome":
 		f.Outcome = value
+	case "operator":
+		f.Operator = value
 	}
 	return nil
 }
@@ -111,6 +121,8 @@ func (f *Filter) timeField(k string) **time.Time {
 		return &f.Since
 	case "until":
 		return &f.Until
+	case "as_known_at":
+		return &f.AsKnownAt
 	}
 	return &f.AsOf
 }
@@ -133,7 +145,9 @@ type filterWire struct {
 	Since          *string  `json:"since"`
 	Until          *string  `json:"until"`
 	AsOf           *string  `json:"as_of"`
+	AsKnownAt      *string  `json:"as_known_at"`
 	Outcome        string   `json:"outcome"`
+	Operator       string   `json:"operator"`
 }
 
 // UnmarshalJSON reads a filter in the canonical spelling or the older one,
@@ -155,7 +169,7 @@ func (f *Filter) UnmarshalJSON(b []byte) error {
 	}
 	out := Filter{Layers: append(w.Layers, w.Layer...), Kinds: append(w.Kinds, w.Kind...),
 		ScopePrefix: firstNonEmpty(w.ScopePrefix, w.Scope), Component: w.Component, Mission: w.Mission, Thread: w.Thread,
-		Tags: append(w.Tags, w.Tag...), Outcome: w.Outcome}
+		Tags: append(w.Tags, w.Tag...), Outcome: w.Outcome, Operator: w.Operator}
 	switch {
 	case w.MinCriticality != nil:
 		out.MinCriticality = *w.MinCriticality
@@ -165,7 +179,7 @@ func (f *Filter) UnmarshalJSON(b []byte) error {
 	for _, x := range []struct {
 		k string
 		v *string
-	}{{"since", w.Since}, {"until", w.Until}, {"as_of", w.AsOf}} {
+	}{{"since", w.Since}, {"until", w.Until}, {"as_of", w.AsOf}, {"as_known_at", w.AsKnownAt}} {
 		if x.v == nil || *x.v == "" {
 			continue
 		}

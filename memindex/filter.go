@@ -27,7 +27,11 @@ import (
 //   - Tags: the record carries every tag;
 //   - ScopePrefix: path prefix: "/a" matches "/a" and "/a/b" but not "/ab";
 //     "" and "/" match everything;
-//   - MinCriticality: criticality >= it; Since <= created_at < Until.
+//   - MinCriticality: criticality >= it; Since <= created_at < Until;
+//   - Operator: the record's operators (mnemo.Operators of its tags and
+//     provenance) hold the name;
+//   - AsKnownAt is not the index's: it is answered from the revisions
+//     (ListKnownAt); Compile ignores it.
 
 // ScopePrefix normalises a ScopePrefix; "" means no constraint.
 func ScopePrefix(p string) string {
@@ -46,6 +50,7 @@ type Entry struct {
 	Thread      string
 	Outcome     string
 	Tags        []string
+	Operators   []string // mnemo.Operators of the record's tags and provenance
 	Criticality float64
 	AccessLevel int
 	Created     int64 // unix nanos; math.MinInt64 when unset
@@ -152,6 +157,9 @@ func (c *Cond) Matches(e *Entry) bool {
 		return false
 	}
 	if c.f.Outcome != "" && e.Outcome != c.f.Outcome {
+		return false
+	}
+	if c.f.Operator != "" && !contains(e.Operators, c.f.Operator) {
 		return false
 	}
 	return true

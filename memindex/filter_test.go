@@ -48,6 +48,10 @@ func TestCondMatches(t *testing.T) {
 		{"since", nil, mnemo.Filter{Since: &past}, sc, true},
 		{"until", nil, mnemo.Filter{Until: &past}, sc, false},
 		{"since unset created", func(e *Entry) { e.Created = math.MinInt64 }, mnemo.Filter{Since: &past}, sc, false},
+		{"operator", func(e *Entry) { e.Operators = []string{"alice", "bob"} }, mnemo.Filter{Operator: "bob"}, sc, true},
+		{"other operator", func(e *Entry) { e.Operators = []string{"alice"} }, mnemo.Filter{Operator: "bob"}, sc, false},
+		{"no operator", nil, mnemo.Filter{Operator: "alice"}, sc, false},
+		{"as known at is not the index's", nil, mnemo.Filter{AsKnownAt: &past}, sc, true},
 	}
 	for _, c := range cases {
 		e := base()

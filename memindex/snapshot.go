@@ -45,7 +45,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 1
+	snapVersion = 2       // 2: entries' operators follow their tags
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -208,6 +208,9 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		for _, t := range e.Tags {
 			tags = append(tags, ref(t))
 		}
+		for _, o := range e.Operators {
+			tags = append(tags, ref(o))
+		}
 	}
 	threads := make([]string, 0, len(n.thr))
 	for t := range n.thr {
@@ -296,6 +299,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		if e.indexed {
 			fl |= 2
 		}
+		fl |= uint32(len(e.Operators)) << 8 // the operators follow the tags
 		le.PutUint32(eb[124:], fl)
 		sw.write(eb[:])
 		vecOff += uint64(e.dim)
@@ -636,6 +640,13 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		if tn := le.Uint32(b[100:]); tn > 0 {
 			to := le.Uint32(b[96:])
 			e.Tags = tags[to : to+tn : to+tn]
+		}
+		if on := le.Uint32(b[124:]) >> 8; on > 0 {
+			to := le.Uint32(b[96:]) + le.Uint32(b[100:])
+			if uint64(to)+uint64(on) > uint64(len(tags)) {
+				return nil, snapErr("operators of entry %d out of bounds", i)
+			}
+			e.Operators = tags[to : to+on : to+on]
 		}
 		e.Seq = int64(le.Uint64(b[8:]))
 		e.Created = int64(le.Uint64(b[16:]))

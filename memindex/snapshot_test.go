@@ -40,6 +40,9 @@ func randRow(rng *rand.Rand, key int64, dim int) snapRow {
 	if rng.Intn(4) == 0 {
 		e.Tags = []string{"a", fmt.Sprintf("tag%d", rng.Intn(3))}
 	}
+	if rng.Intn(5) == 0 {
+		e.Operators = []string{fmt.Sprintf("op%d", rng.Intn(3))}
+	}
 	if rng.Intn(15) == 0 {
 		e.Deleted = true
 	}

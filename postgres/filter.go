@@ -95,4 +95,9 @@ func whereSQL(w *where, sc mnemo.Scope, f mnemo.Filter, now time.Time, includeDe
 	if f.Outcome != "" {
 		w.add("outcome = " + w.arg(f.Outcome))
 	}
+	if f.Operator != "" {
+		b, _ := json.Marshal([]string{mnemo.OperatorRef + f.Operator})
+		ref := w.arg(string(b))
+		w.add("(tags @> " + ref + "::jsonb OR provenance @> " + ref + "::jsonb)")
+	}
 }

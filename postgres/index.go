@@ -26,7 +26,7 @@ func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[s
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
-	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, embedding`
+	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, embedding, provenance`
 
 // maxSeqSQL reads the newest change stamp: an index-only scan of records_seq.
 const maxSeqSQL = `SELECT greatest((SELECT coalesce(max(seq), 0) FROM records), (SELECT coalesce(max(seq), 0) FROM deleted_rows))`
@@ -144,18 +144,21 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 		var (
 			e                 memindex.Entry
 			ns                string
-			tags, emb         []byte
+			tags, emb, prov   []byte
 			created, from, to *int64
 			layer, kind       string
 		)
 		err := rows.Scan(&e.ID, &ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
-			&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &emb)
+			&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &emb, &prov)
 		if err != nil {
 			return err
 		}
 		e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
 		if e.Tags, err = decodeStrings(tags); err != nil {
 			return fmt.Errorf("decode tags of %s: %w", e.ID, err)
+		}
+		if err := setOperators(&e, prov); err != nil {
+			return err
 		}
 		e.SetTimes(created, from, to)
 		fn(e, ns, emb)

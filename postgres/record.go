@@ -514,6 +514,9 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 	if opt.ByTime && opt.After != "" {
 		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
 	}
+	if opt.Filter.AsKnownAt != nil {
+		return s.listKnownAt(ctx, sc, opt)
+	}
 	w := &where{}
 	whereSQL(w, sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
 	if opt.After != "" {

@@ -15,6 +15,9 @@ import (
 // cut into word tokens in Go (see queryTokens), each passed as a separate
 // parameter.
 func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if err := memindex.LiveOnly(f); err != nil {
+		return nil, fmt.Errorf("postgres: keyword: %w", err)
+	}
 	if n <= 0 || !textOK(sc.Namespace) {
 		return nil, nil
 	}
@@ -133,6 +136,9 @@ func queryTokens(q string) []string {
 // Vector returns up to n live ids of the namespace ranked by cosine
 // similarity to v. Records without a vector of v's dimension are skipped.
 func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if err := memindex.LiveOnly(f); err != nil {
+		return nil, fmt.Errorf("postgres: vector: %w", err)
+	}
 	if n <= 0 {
 		return nil, nil
 	}

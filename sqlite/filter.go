@@ -99,5 +99,10 @@ func whereSQL(sc mnemo.Scope, f mnemo.Filter, now time.Time, includeDeleted, inc
 	if f.Outcome != "" {
 		w.add("outcome = ?", f.Outcome)
 	}
+	if f.Operator != "" {
+		ref := mnemo.OperatorRef + f.Operator
+		w.add("(EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?) OR "+
+			"EXISTS (SELECT 1 FROM json_each(records.provenance) WHERE value = ?))", ref, ref)
+	}
 	return w
 }

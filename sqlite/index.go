@@ -32,7 +32,7 @@ func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[i
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
-	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body`
+	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body, provenance`
 
 // seqSQL reads the change counter.
 const seqSQL = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'`
@@ -403,13 +403,13 @@ func load(n *memindex.Namespace[int64], rows *sql.Rows, count int) error {
 // until the next call of rows.Next.
 func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb, text *sql.RawBytes) error {
 	var (
-		tags              sql.NullString
+		tags, prov        sql.NullString
 		created, from, to sql.NullInt64
 		layer, kind       string
 	)
 	var bodyJSON sql.RawBytes
 	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
-		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON)
+		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON, &prov)
 	if err != nil {
 		return err
 	}
@@ -426,6 +426,9 @@ func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb,
 	e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
 	if e.Tags, err = decodeStrings(tags); err != nil {
 		return fmt.Errorf("decode tags of %s: %w", e.ID, err)
+	}
+	if err := setOperators(e, prov); err != nil {
+		return err
 	}
 	e.SetTimes(nullInt(created), nullInt(from), nullInt(to))
 	return nil

@@ -443,6 +443,9 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 	if opt.ByTime && opt.After != "" {
 		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
 	}
+	if opt.Filter.AsKnownAt != nil {
+		return s.listKnownAt(ctx, sc, opt)
+	}
 	w := whereSQL(sc, opt.Filter, s.now(), opt.IncludeDeleted, opt.IncludeHistory)
 	if opt.After != "" {
 		w.add("id < ?", opt.After)

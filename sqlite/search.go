@@ -16,6 +16,9 @@ import (
 // tokens (queryTokens) are OR-ed. It scores in memory (see bm25.go); with
 // Options.FTSKeyword it asks FTS5 instead.
 func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if err := memindex.LiveOnly(f); err != nil {
+		return nil, fmt.Errorf("sqlite: keyword: %w", err)
+	}
 	if n <= 0 {
 		return nil, nil
 	}
@@ -192,6 +195,9 @@ func queryTokens(q string) []string { return memindex.QueryTokens(q) }
 // Vector returns up to n live ids of the namespace ranked by cosine
 // similarity to v. Records without a vector of v's dimension are skipped.
 func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if err := memindex.LiveOnly(f); err != nil {
+		return nil, fmt.Errorf("sqlite: vector: %w", err)
+	}
 	if n <= 0 {
 		return nil, nil
 	}

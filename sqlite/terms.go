@@ -13,6 +13,9 @@ import (
 // second cutting would change. The FTS5 fallback, which does not stem,
 // finds nothing for them.
 func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if err := memindex.LiveOnly(f); err != nil {
+		return nil, fmt.Errorf("sqlite: keyword terms: %w", err)
+	}
 	if n <= 0 || len(terms) == 0 || s.ftsKeyword {
 		return nil, nil
 	}

@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Threads", testThreads},
 		{"HistoryRedacted", testHistoryRedacted},
 		{"PurgeClearance", testPurgeClearance},
+		{"Operator", testOperator},
+		{"AsKnownAt", testAsKnownAt},
 	}
 	pairs := []struct {
 		name string
