@@ -96,7 +96,8 @@ type ghComment struct {
 // LongTermTasks lists the open issues labelled LONG-TERM (pull requests
 // left out) and reads the comments of those that have any. Task ids are
 // OWNER/NAME#NUMBER; a line "Paths: a/, b/" in an issue's body names the
-// repository paths whose commits touch it.
+// repository paths whose commits touch it, a line "Tools: tools.json" the
+// tools file in the repository whose lineage is tracked.
 func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 	q := url.Values{"state": {"open"}, "labels": {g.cfg.Label}, "per_page": {"100"}}
 	issues, err := ghPages[ghIssue](ctx, g, g.api.url(q, "repos", g.owner, g.name, "issues"))
@@ -114,7 +115,7 @@ func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 			continue
 		}
 		t := Task{ID: fmt.Sprintf("%s#%d", g.cfg.Repo, is.Number), Title: oneLine(is.Title), Source: "github",
-			Paths: bodyPaths(is.Body)}
+			Paths: bodyPaths(is.Body), Tools: bodyTools(is.Body)}
 		for _, l := range is.Labels {
 			t.Labels = append(t.Labels, l.Name)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/gitlog"
 	"github.com/mnemo-dev/mnemo/llm"
+	"github.com/mnemo-dev/mnemo/safefile"
 )
 
 // Artifacts a refresh writes.
@@ -321,15 +322,11 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time, rep 
 	}
 	rep.SummaryBy = summaryBy
 
-	var tools []Tool
-	if t.Tools != "" {
-		path := t.Tools
-		if !filepath.IsAbs(path) && o.Repo != "" {
-			path = filepath.Join(o.Repo, path)
-		}
-		if tools, err = ReadTools(path); err != nil {
-			return err
-		}
+	tools, err := o.readTools(t)
+	if err != nil {
+		return err
+	}
+	if t.Tools != "" && (t.Source == "" || o.Repo != "") {
 		l := Diff(st.Tools, tools)
 		b.Reset()
 		fmt.Fprintf(&b, "Tool lineage for %s since %s:", t.ID, day)
@@ -417,6 +414,37 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time, rep 
 		return err
 	}
 	return store.SetSetting(ctx, stateKey(o.Namespace, t.ID), string(b2))
+}
+
+// readTools reads the task's tools file, nil when it names none. A task of
+// the local file names a path of the operator's (relative to the
+// repository, if any); a task from GitHub or Plane names a file inside the
+// repository, read only there (no "..", no symbolic link out of it), and
+// none without a repository.
+func (o *Orchestrator) readTools(t Task) ([]Tool, error) {
+	if t.Tools == "" {
+		return nil, nil
+	}
+	if t.Source == "" {
+		path := t.Tools
+		if !filepath.IsAbs(path) && o.Repo != "" {
+			path = filepath.Join(o.Repo, path)
+		}
+		return ReadTools(path)
+	}
+	if o.Repo == "" {
+		return nil, nil
+	}
+	dir, err := safefile.Dir(o.Repo, safefile.DefaultMax)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	b, err := dir.ReadFile(t.Tools)
+	if err != nil {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "tools file: %v", err)
+	}
+	return parseTools(b, t.Tools)
 }
 
 // endSentence closes the text with a full stop unless it already ends one.

@@ -115,7 +115,8 @@ var planeCriticality = map[string]float64{"urgent": 1, "high": 0.75, "medium": 0
 // out) and their comments. Task ids are the human keys (PROJ-142); a
 // work item's priority becomes the task's criticality; a line "Paths: a/,
 // b/" in its description names the repository paths whose commits touch
-// it.
+// it, a line "Tools: tools.json" the tools file in the repository whose
+// lineage is tracked.
 func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 	ws, pr := p.cfg.Workspace, p.cfg.Project
 	var proj planeProject
@@ -162,7 +163,7 @@ func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 		if desc == "" {
 			desc = stripHTML(it.DescHTML)
 		}
-		t.Paths = bodyPaths(desc)
+		t.Paths, t.Tools = bodyPaths(desc), bodyTools(desc)
 		t.Query = it.ID // the work item's uuid, for its comments; replaced below
 		cands = append(cands, t)
 	}

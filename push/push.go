@@ -149,6 +149,11 @@ func ReadTools(path string) ([]Tool, error) {
 	if err != nil {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "tools file: %v", err)
 	}
+	return parseTools(b, path)
+}
+
+// parseTools reads the content of the tools file named path.
+func parseTools(b []byte, path string) ([]Tool, error) {
 	var wrapped struct {
 		Tools []Tool `json:"tools"`
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -114,4 +116,21 @@ func bodyPaths(body string) []string {
 		}
 	}
 	return out
+}
+
+var toolsLine = regexp.MustCompile(`(?im)^\s*(?:mnemo[- ])?tools\s*:\s*` + "`?" + `([^\s` + "`" + `]+)` + "`?" + `\s*$`)
+
+// bodyTools reads the tools file a task names in its description, on a
+// line "Tools: tools/plan.json": one JSON file inside the repository
+// (slash-separated, relative, without "..", ending in .json), else "".
+func bodyTools(body string) string {
+	m := toolsLine.FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	p := path.Clean(m[1])
+	if !fs.ValidPath(p) || p == "." || strings.HasPrefix(p, "-") || !strings.EqualFold(path.Ext(p), ".json") {
+		return ""
+	}
+	return p
 }

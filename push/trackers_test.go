@@ -33,7 +33,7 @@ type fault func(w http.ResponseWriter, r *http.Request) bool
 // fakeAPI is the part of the fake trackers that injects faults and counts
 // requests.
 type fakeAPI struct {
-	t        *testing.T
+	t        testing.TB
 	mu       sync.Mutex
 	faults   map[string]fault // by URL path
 	requests int
@@ -59,7 +59,7 @@ func (f *fakeAPI) violation(format string, args ...any) {
 	f.mu.Unlock()
 }
 
-func (f *fakeAPI) check(t *testing.T) {
+func (f *fakeAPI) check(t testing.TB) {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -129,9 +129,27 @@ type fakeGitHub struct {
 	repo    string
 	issues  []ghIssue
 	perPage int // the server's page size (the client asks for 100)
+	// clock, when set, is the server's time: comments made after it are
+	// not there yet.
+	clock func() time.Time
 }
 
-func newFakeGitHub(t *testing.T, repo string, issues []ghIssue) *fakeGitHub {
+// visible returns the comments made by the server's time.
+func visible(cs []ghComment, clock func() time.Time) []ghComment {
+	if clock == nil {
+		return cs
+	}
+	now := clock()
+	var out []ghComment
+	for _, c := range cs {
+		if !c.At.After(now) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func newFakeGitHub(t testing.TB, repo string, issues []ghIssue) *fakeGitHub {
 	g := &fakeGitHub{fakeAPI: fakeAPI{t: t}, repo: repo, issues: issues, perPage: 2}
 	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
 	t.Cleanup(g.srv.Close)
@@ -184,7 +202,7 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 				labels = append(labels, map[string]any{"id": i + 1, "name": l, "color": "ededed"})
 			}
 			item := map[string]any{"id": 1000 + is.Number, "number": is.Number, "title": is.Title, "body": is.Body,
-				"state": "open", "labels": labels, "comments": len(is.Comments), "user": map[string]any{"login": "kim"},
+				"state": "open", "labels": labels, "comments": len(visible(is.Comments, g.clock)), "user": map[string]any{"login": "kim"},
 				"updated_at": "2026-11-19T10:00:00Z"}
 			if is.PR {
 				item["pull_request"] = map[string]any{"url": "http://x/pulls/1"}
@@ -197,7 +215,7 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		for _, is := range g.issues {
 			if is.Number == n {
 				var items []any
-				for i, c := range is.Comments {
+				for i, c := range visible(is.Comments, g.clock) {
 					items = append(items, map[string]any{"id": i + 1, "body": c.Body, "user": map[string]any{"login": c.Login},
 						"created_at": c.At.Format(time.RFC3339), "updated_at": c.At.Format(time.RFC3339)})
 				}
@@ -232,7 +250,7 @@ func ghIssues(t0 time.Time) []ghIssue {
 	}
 }
 
-func newGitHub(t *testing.T, g *fakeGitHub, opt push.HTTPOptions) *push.GitHub {
+func newGitHub(t testing.TB, g *fakeGitHub, opt push.HTTPOptions) *push.GitHub {
 	t.Helper()
 	tr, err := push.NewGitHub(push.GitHubConfig{URL: g.srv.URL, Token: ghToken, Repo: g.repo, HTTPOptions: opt})
 	if err != nil {
@@ -389,9 +407,10 @@ type fakePlane struct {
 	labels  map[string]string // name -> id
 	items   []plItem
 	perPage int
+	clock   func() time.Time // as fakeGitHub.clock
 }
 
-func newFakePlane(t *testing.T, items []plItem) *fakePlane {
+func newFakePlane(t testing.TB, items []plItem) *fakePlane {
 	p := &fakePlane{fakeAPI: fakeAPI{t: t}, ws: "acme", pr: "4af68566-94a4-4eb3-94aa-50dc9427067b", items: items, perPage: 2,
 		labels: map[string]string{"LONG-TERM": "lbl-1", "bug": "lbl-2", "ops": "lbl-3", "docs": "lbl-4"}}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
@@ -470,7 +489,7 @@ func (p *fakePlane) serve(w http.ResponseWriter, r *http.Request) {
 		for _, it := range p.items {
 			if it.ID == id {
 				var items []any
-				for i, c := range it.Comments {
+				for i, c := range visible(it.Comments, p.clock) {
 					items = append(items, map[string]any{"id": fmt.Sprintf("c-%d", i), "comment_html": "<p>" + c.Body + "</p>",
 						"comment_stripped": c.Body, "created_at": c.At.Format(time.RFC3339Nano), "actor": "u-" + c.Login,
 						"actor_detail": map[string]any{"display_name": c.Login}, "issue": id, "access": "INTERNAL"})
@@ -497,7 +516,7 @@ func planeItems(t0 time.Time) []plItem {
 	}
 }
 
-func newPlane(t *testing.T, p *fakePlane, opt push.HTTPOptions) *push.Plane {
+func newPlane(t testing.TB, p *fakePlane, opt push.HTTPOptions) *push.Plane {
 	t.Helper()
 	tr, err := push.NewPlane(push.PlaneConfig{URL: p.srv.URL, Token: planeToken, Workspace: p.ws, Project: p.pr, HTTPOptions: opt})
 	if err != nil {
@@ -585,7 +604,13 @@ func TestPlaneFaults(t *testing.T) {
 
 // ---- the orchestrator over the fake trackers ----
 
-func newService(t *testing.T, now *time.Time) (*engine.Service, mnemo.Store) {
+func newService(t testing.TB, now *time.Time) (*engine.Service, mnemo.Store) {
+	t.Helper()
+	return newServiceClock(t, func() time.Time { return *now })
+}
+
+// newServiceClock opens a service on a fresh SQLite file whose clock is now.
+func newServiceClock(t testing.TB, now func() time.Time) (*engine.Service, mnemo.Store) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "m.db")})
@@ -594,7 +619,7 @@ func newService(t *testing.T, now *time.Time) (*engine.Service, mnemo.Store) {
 	}
 	t.Cleanup(func() { st.Close() })
 	tok, _ := tokenize.New("")
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok, Now: func() time.Time { return *now }})
+	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +627,7 @@ func newService(t *testing.T, now *time.Time) (*engine.Service, mnemo.Store) {
 	return svc, st
 }
 
-func countRefresh(t *testing.T, svc *engine.Service, ns string) map[string]int {
+func countRefresh(t testing.TB, svc *engine.Service, ns string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	res, err := svc.Store().List(context.Background(), mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel},
