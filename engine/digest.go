@@ -34,6 +34,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	if err := checkQuery(req.Task, "task description"); err != nil {
 		return nil, err
 	}
+	if req.Filter.AsKnownAt != nil {
+		return s.digestKnownAt(ctx, c, req) // transaction time: asknown.go
+	}
 	if req.Budget == 0 {
 		req.Budget = mnemo.DefaultTokenBudget
 	}

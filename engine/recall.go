@@ -35,6 +35,9 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 	if req.K < 0 || req.K > 1000 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "k %d is outside 1..1000", req.K)
 	}
+	if req.Filter.AsKnownAt != nil {
+		return s.recallKnownAt(ctx, c, req) // transaction time: asknown.go
+	}
 	sc := scopeOf(c, req.Namespace)
 	rk, err := s.rank(ctx, sc, req.Query, req.Filter, req.Preset, req.Intent, false, req.MinRelevance)
 	if err != nil {
