@@ -82,12 +82,13 @@ type Service struct {
 	tokMu    sync.Mutex
 	tokCache map[string]int
 
-	threads   threadLocks  // writes to one thread, one at a time
-	calib     calibrator   // the embedder's null similarity, for the relevance floor
-	termCache termCache    // cut record texts, for the relevance floor
-	learn     learnedCache // each namespace's semantic model
-	noLearned bool         // Config.NoLearned
-	thes      *thesaurus.Thesaurus
+	threads    threadLocks  // writes to one thread, one at a time
+	calib      calibrator   // the embedder's null similarity, for the relevance floor
+	termCache  termCache    // cut record texts, for the relevance floor
+	bodyTokens countCache   // token counts of entry bodies (entryTokens)
+	learn      learnedCache // each namespace's semantic model
+	noLearned  bool         // Config.NoLearned
+	thes       *thesaurus.Thesaurus
 
 	extractEvery int
 	chat         llm.Model // Config.Chat

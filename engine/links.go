@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -33,14 +34,32 @@ func hasLinks(r *mnemo.Record) bool {
 	return r.Decision != nil && (len(r.Decision.DependsOn) > 0 || len(r.Decision.Constrains) > 0)
 }
 
-// entryTokens is the token count of r's entry body: the one stored at
-// write time, or counted now when there is none or when it may predate
-// the link lines (a decision with links).
+// entryTokens is the token count of r's entry body, counted once per
+// version of the record and kept (bodyTokens). The count stored with the
+// record at write time is not used: it may predate the way entries are
+// rendered now (short references, link lines).
 func (s *Service) entryTokens(r *mnemo.Record) int {
-	if r.Tokens <= 0 || hasLinks(r) {
-		return s.count(entryBody(r))
+	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
+	s.bodyTokens.mu.RLock()
+	n, ok := s.bodyTokens.m[k]
+	s.bodyTokens.mu.RUnlock()
+	if ok {
+		return n
 	}
-	return r.Tokens
+	n = s.count(entryBody(r))
+	s.bodyTokens.mu.Lock()
+	if s.bodyTokens.m == nil || len(s.bodyTokens.m) >= termCacheSize {
+		s.bodyTokens.m = make(map[termKey]int, 1024)
+	}
+	s.bodyTokens.m[k] = n
+	s.bodyTokens.mu.Unlock()
+	return n
+}
+
+// countCache keeps the token counts of entry bodies (entryTokens).
+type countCache struct {
+	mu sync.RWMutex
+	m  map[termKey]int
 }
 
 // addLinked places, after each placed decision, the live decisions it

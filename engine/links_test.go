@@ -57,8 +57,9 @@ func TestDigestFollowsDecisionLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := d.Markdown
-	if !strings.Contains(md, "  - depends on: "+id["stations"]+", "+id["secret"]+", "+id["fact"]+", 01NOSUCHRECORD\n") ||
-		!strings.Contains(md, "  - constrains: "+id["briefs"]+", "+id["forgotten"]) {
+	ref := mnemo.ShortRef
+	if !strings.Contains(md, "  - depends on: "+ref(id["stations"])+", "+ref(id["secret"])+", "+ref(id["fact"])+", 01NOSUCHRECORD\n") ||
+		!strings.Contains(md, "  - constrains: "+ref(id["briefs"])+", "+ref(id["forgotten"])) {
 		t.Errorf("the decision's entry does not show its links:\n%s", md)
 	}
 	var order []string

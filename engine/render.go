@@ -48,10 +48,10 @@ func entryBody(r *mnemo.Record) string {
 			b.WriteString("\n  - status: " + oneLine(d.Status))
 		}
 		if len(d.DependsOn) > 0 {
-			b.WriteString("\n  - depends on: " + oneLine(strings.Join(d.DependsOn, ", ")))
+			b.WriteString("\n  - depends on: " + oneLine(joinRefs(d.DependsOn)))
 		}
 		if len(d.Constrains) > 0 {
-			b.WriteString("\n  - constrains: " + oneLine(strings.Join(d.Constrains, ", ")))
+			b.WriteString("\n  - constrains: " + oneLine(joinRefs(d.Constrains)))
 		}
 	}
 	if c := r.Correction; c != nil {
@@ -72,7 +72,7 @@ func entryBody(r *mnemo.Record) string {
 		}
 	}
 	b.WriteString(" [")
-	b.WriteString(r.ID)
+	b.WriteString(mnemo.ShortRef(r.ID))
 	if len(r.Provenance) > 0 {
 		b.WriteString("; ")
 		b.WriteString(oneLine(strings.Join(r.Provenance, ", ")))
@@ -108,4 +108,13 @@ func oneLine(s string) string {
 // scorePrefix is what precedes an entry body in a digest line.
 func scorePrefix(score float64) string {
 	return "- (" + strconv.FormatFloat(score, 'f', 2, 64) + ")"
+}
+
+// joinRefs lists the short references of record ids.
+func joinRefs(ids []string) string {
+	refs := make([]string, len(ids))
+	for i, id := range ids {
+		refs[i] = mnemo.ShortRef(id)
+	}
+	return strings.Join(refs, ", ")
 }

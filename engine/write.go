@@ -90,10 +90,11 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		if n.Supersedes == "" {
 			continue
 		}
-		if err := mnemo.ValidateID(n.Supersedes); err != nil {
+		id, err := s.resolveID(ctx, sc, n.Supersedes)
+		if err != nil {
 			return nil, err
 		}
-		old, err := s.store.Get(ctx, sc, n.Supersedes)
+		old, err := s.store.Get(ctx, sc, id)
 		if err != nil {
 			return nil, err
 		}
@@ -296,10 +297,12 @@ func union(a, b []string) []string {
 // Get returns one record visible to the caller (forgotten ones included).
 // Errors: EINVALID for a malformed id (mnemo.ValidateID), ENOTFOUND.
 func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	if err := mnemo.ValidateID(id); err != nil {
+	sc := scopeOf(c, ns)
+	id, err := s.resolveID(ctx, sc, id)
+	if err != nil {
 		return nil, err
 	}
-	return s.store.Get(ctx, scopeOf(c, ns), id)
+	return s.store.Get(ctx, sc, id)
 }
 
 // History returns a record's audit trail, oldest first. Every revision is
@@ -307,10 +310,11 @@ func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnem
 // a placeholder with its time, action and actor only (Revision.Redacted).
 // Errors: ENOTFOUND when the record is missing or above the clearance.
 func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([]mnemo.Revision, error) {
-	if err := mnemo.ValidateID(id); err != nil {
+	sc := scopeOf(c, ns)
+	id, err := s.resolveID(ctx, sc, id)
+	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(c, ns)
 	revs, err := s.store.History(ctx, sc, id)
 	if err != nil {
 		return nil, err
@@ -348,7 +352,7 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 	}
 	defer unlock()
 	if r.DeletedAt != nil {
-		return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it first", id)
+		return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it first", r.ID)
 	}
 	before, thread, level := embedText(r), r.Thread, r.AccessLevel
 	p.Apply(r)
@@ -448,7 +452,7 @@ func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*
 	if err := s.rechain(ctx, r.Namespace, r.Thread, r.CreatedAt); err != nil {
 		return nil, err
 	}
-	return s.store.Get(ctx, scopeOf(c, ns), id)
+	return s.store.Get(ctx, scopeOf(c, ns), r.ID)
 }
 
 func validateFilter(f mnemo.Filter) error {
@@ -485,7 +489,8 @@ func validateFilter(f mnemo.Filter) error {
 // moving to) for a write: unlock must be called. A record that changed
 // thread between the read and the lock is read again.
 func (s *Service) getLocked(ctx context.Context, sc mnemo.Scope, id, extra string) (*mnemo.Record, func(), error) {
-	if err := mnemo.ValidateID(id); err != nil {
+	id, err := s.resolveID(ctx, sc, id)
+	if err != nil {
 		return nil, nil, err
 	}
 	r, err := s.store.Get(ctx, sc, id)

@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"PurgeClearance", testPurgeClearance},
 		{"Operator", testOperator},
 		{"AsKnownAt", testAsKnownAt},
+		{"ShortRefs", testShortRefs},
 	}
 	pairs := []struct {
 		name string

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/mnemo-dev/mnemo"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 var (
 	ulidRE = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+	// refRE finds the short references of digest entries and their links.
+	refRE  = regexp.MustCompile(`(\[|, |: )([0-9A-HJKMNP-TV-Z]{8})\b`)
 	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?`)
 	// Token counts include the record's id, whose random part tokenizes
 	// to a varying number of tokens.
@@ -27,11 +30,17 @@ var (
 type normaliser struct{ ids map[string]string }
 
 func (n *normaliser) apply(s string) string {
-	s = ulidRE.ReplaceAllStringFunc(s, func(id string) string {
-		if _, ok := n.ids[id]; !ok {
-			n.ids[id] = fmt.Sprintf("<ID%d>", len(n.ids)+1)
+	name := func(id string) string {
+		key := mnemo.ShortRef(id) // an id and its short reference are one
+		if _, ok := n.ids[key]; !ok {
+			n.ids[key] = fmt.Sprintf("<ID%d>", len(n.ids)+1)
 		}
-		return n.ids[id]
+		return n.ids[key]
+	}
+	s = ulidRE.ReplaceAllStringFunc(s, name)
+	s = refRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := refRE.FindStringSubmatch(m)
+		return sub[1] + name(sub[2])
 	})
 	s = timeRE.ReplaceAllString(s, "<TIME>")
 	return tokensRE.ReplaceAllStringFunc(s, func(m string) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mnemo-dev/mnemo"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestShowDecisionLinks(t *testing.T) {
 		t.Errorf("show --json: %v %v", rec, err)
 	}
 	md := mustCLI(t, db, "", "digest", "route the night passes via Svalbard")
-	if !strings.Contains(md, "  - depends on: "+stations+", 01NOSUCHRECORD") || !strings.Contains(md, "- (linked) decision — Two ground-station contracts stay active.") {
+	if !strings.Contains(md, "  - depends on: "+mnemo.ShortRef(stations)+", 01NOSUCHRECORD") || !strings.Contains(md, "- (linked) decision — Two ground-station contracts stay active.") {
 		t.Errorf("digest:\n%s", md)
 	}
 }
