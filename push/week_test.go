@@ -52,7 +52,7 @@ func (c *fakeClock) Sleep(_ context.Context, d time.Duration) error {
 
 // weekRepo is a real git repository whose commits carry scripted dates.
 type weekRepo struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	// commits by path prefix: what a task whose paths hold the prefix sees.
 	commits []weekCommit
@@ -64,7 +64,7 @@ type weekCommit struct {
 	at   time.Time
 }
 
-func newWeekRepo(t *testing.T) *weekRepo {
+func newWeekRepo(t testing.TB) *weekRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
