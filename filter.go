@@ -18,7 +18,7 @@ import (
 // and criticality are accepted on input.
 type Filter struct {
 	Layers         []Layer    `json:"layers,omitempty" jsonschema:"only these layers: domain, workflow, practitioner"`
-	Kinds          []Kind     `json:"kinds,omitempty" jsonschema:"only these kinds: fact, preference, episode, procedure, decision, correction, refresh, event, core"`
+	Kinds          []Kind     `json:"kinds,omitempty" jsonschema:"only these kinds: fact, preference, episode, procedure, decision, correction, refresh, event, core, principle"`
 	ScopePrefix    string     `json:"scope_prefix,omitempty" jsonschema:"scope path prefix, e.g. /regulations"`
 	Component      string     `json:"component,omitempty" jsonschema:"only records of this component"`
 	Mission        string     `json:"mission,omitempty" jsonschema:"only records of this mission"`

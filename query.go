@@ -203,7 +203,7 @@ type DigestRequest struct {
 	Task      string `json:"task_description" jsonschema:"the task the agent is about to work on, in plain words"`
 	Scope     string `json:"scope,omitempty" jsonschema:"which layers to draw from: all, domain, workflow or practitioner"`            // all|domain|workflow|practitioner
 	Budget    int    `json:"token_budget,omitempty" jsonschema:"maximum size of the digest in tokens (exact count, headers included)"` // default 8000
-	Filter    Filter `json:"filters,omitempty" jsonschema:"structured filters: layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, outcome"`
+	Filter    Filter `json:"filters,omitempty" jsonschema:"structured filters: layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, as_known_at, outcome, operator"`
 	Preset    string `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
 	Intent    string `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"`
 	// MinRelevance is as in RecallRequest; core records are placed

@@ -38,11 +38,14 @@ const (
 	KindRefresh    Kind = "refresh"
 	KindEvent      Kind = "event"
 	KindCore       Kind = "core" // pinned identity/rules block, always first in a digest
+	// KindPrinciple is a principle of the principle registry: a standing
+	// rule decisions apply, which they cite by id (Decision.Principles).
+	KindPrinciple Kind = "principle"
 )
 
 // Kinds lists every kind.
 var Kinds = []Kind{KindFact, KindPreference, KindEpisode, KindProcedure, KindDecision,
-	KindCorrection, KindRefresh, KindEvent, KindCore}
+	KindCorrection, KindRefresh, KindEvent, KindCore, KindPrinciple}
 
 // Valid reports whether k is a known kind.
 func (k Kind) Valid() bool {
@@ -57,7 +60,7 @@ func (k Kind) Valid() bool {
 // DefaultLayer returns the layer a record of kind k lands in when none is given.
 func (k Kind) DefaultLayer() Layer {
 	switch k {
-	case KindDecision, KindRefresh, KindProcedure, KindEvent:
+	case KindDecision, KindRefresh, KindProcedure, KindEvent, KindPrinciple:
 		return LayerWorkflow
 	case KindCorrection, KindPreference:
 		return LayerPractitioner
@@ -78,7 +81,10 @@ type Decision struct {
 	Decision     string        `json:"decision,omitempty" jsonschema:"what was decided"`
 	Alternatives []Alternative `json:"alternatives,omitempty" jsonschema:"options considered and rejected, each with the reason"`
 	Consequences string        `json:"consequences,omitempty" jsonschema:"what follows from the decision"`
-	Principle    string        `json:"principle,omitempty" jsonschema:"the principle the decision rests on"`
+	Principle    string        `json:"principle,omitempty" jsonschema:"the principle the decision rests on, in words"`
+	// Principles cites records of kind principle by id: the registry's
+	// principles the decision applies (the free-text Principle stays).
+	Principles []string `json:"principles,omitempty" jsonschema:"ids of the principle records (kind principle) the decision applies; each must be a principle the writer sees, no more restricted than the decision"`
 	Status       string        `json:"status,omitempty" jsonschema:"proposed, accepted, superseded or deprecated"` // proposed, accepted, superseded, deprecated
 	Constrains   []string      `json:"constrains,omitempty" jsonschema:"ids of decisions this one constrains"`     // ids of decisions this one constrains
 	DependsOn    []string      `json:"depends_on,omitempty" jsonschema:"ids of decisions this one depends on"`     // ids of decisions this one depends on
@@ -217,6 +223,11 @@ func (r *Record) Validate(lim Limits) error {
 	}
 	if r.Decision != nil && r.Kind != KindDecision {
 		return Errorf(EINVALID, "a decision body needs kind decision, not %q", r.Kind)
+	}
+	if r.Decision != nil {
+		if err := validatePrinciples(r.Decision.Principles); err != nil {
+			return err
+		}
 	}
 	if r.Correction != nil {
 		if r.Kind != KindCorrection {
@@ -390,7 +401,7 @@ func (r *Record) Live(t time.Time) bool {
 type NewRecord struct {
 	ID          string      `json:"id,omitempty" jsonschema:"optional id (letters, digits, - _ . : /); assigned when empty"` // optional; assigned when empty
 	Layer       Layer       `json:"layer,omitempty" jsonschema:"domain, workflow or practitioner (default from the kind)"`
-	Kind        Kind        `json:"kind,omitempty" jsonschema:"fact (default), preference, episode, procedure, decision, correction, refresh, event or core"`
+	Kind        Kind        `json:"kind,omitempty" jsonschema:"fact (default), preference, episode, procedure, decision, correction, refresh, event, core or principle"`
 	Scope       string      `json:"scope,omitempty" jsonschema:"scope path such as /regulations/gdpr; it selects the recency half-life"`
 	Text        string      `json:"text" jsonschema:"the content to remember"`
 	Decision    *Decision   `json:"decision,omitempty" jsonschema:"structured body of a decision (kind decision): what was decided, why, and the alternatives rejected"`

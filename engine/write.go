@@ -100,6 +100,10 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		}
 		supersede[i] = old
 	}
+	// Cited principles must be principles the caller sees (principles.go).
+	if err := s.checkPrinciples(ctx, sc, recs); err != nil {
+		return nil, err
+	}
 	restamped, err := s.prepare(ctx, recs)
 	if err != nil {
 		return nil, err
@@ -362,6 +366,11 @@ func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p m
 	r.UpdatedAt = s.now().UTC()
 	if err := s.check(r, c); err != nil {
 		return nil, err
+	}
+	if p.Decision != nil || p.AccessLevel != nil || p.Kind != nil {
+		if err := s.checkPrinciples(ctx, sc, []*mnemo.Record{r}); err != nil {
+			return nil, err
+		}
 	}
 	r.Tokens = s.count(entryBody(r))
 	// The vector changes with the text, and for a record of a thread also
