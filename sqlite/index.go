@@ -26,6 +26,10 @@ type index struct {
 	ns         map[string]*memindex.Namespace[int64]
 	local      localSeqs          // writes of this process not yet applied by their writers (publish)
 	snaps      map[string]*nsSnap // snapshot state of each loaded namespace
+	// budget bounds the memory of the loaded namespaces (nil: no bound;
+	// see evict.go).
+	budget   *memindex.Budget
+	warmFull bool // a warm-up filled the budget: Warm loads no more
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[int64])} }
@@ -68,6 +72,7 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 	}
 	s.idx.mu.RLock()
 	if n, ok := s.idx.ns[ns]; ok && (s.idx.seq >= cur || s.idx.local.covers(s.idx.seq, cur)) {
+		s.idx.budget.Use(ns)
 		return n, nil
 	}
 	s.idx.mu.RUnlock()
@@ -81,16 +86,21 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 	if stale {
 		err = s.refreshIndex(ctx, ns)
 	}
-	s.idx.refreshing.Unlock()
 	if err != nil {
+		s.idx.refreshing.Unlock()
 		return nil, err
 	}
+	// The read lock is taken before the next refresh may run: a refresh
+	// may evict namespaces (evict.go), never the one it loads, and this
+	// one must still be there when its reader gets it.
 	s.idx.mu.RLock()
+	s.idx.refreshing.Unlock()
 	n, ok := s.idx.ns[ns]
-	if !ok { // dropped in between: cannot happen today, but do not panic
+	if !ok { // cannot happen (see above), but do not panic
 		s.idx.mu.RUnlock()
 		return nil, fmt.Errorf("index of namespace %q vanished", ns)
 	}
+	s.idx.budget.Use(ns)
 	return n, nil
 }
 
@@ -236,6 +246,7 @@ func (s *Store) refreshIndex(ctx context.Context, ns string) error {
 				n.Put(c.rowid, c.e, c.emb, c.text)
 			}
 			s.idx.snap(c.namespace).changed++
+			s.idx.budget.Changed(c.namespace)
 		}
 		s.idx.seq = cur
 	}
@@ -305,6 +316,7 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, cur int64, ns string) e
 			if n := s.idx.ns[space]; n != nil {
 				n.Remove(rowid)
 				s.idx.snap(space).changed++
+				s.idx.budget.Changed(space)
 			}
 		}
 		err = rows.Err()
@@ -328,6 +340,7 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, cur int64, ns string) e
 			if n := s.idx.ns[space]; n != nil {
 				n.Put(rowid, e, emb, text)
 				s.idx.snap(space).changed++
+				s.idx.budget.Changed(space)
 			}
 		}
 		err = rows.Err()
@@ -344,6 +357,9 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, cur int64, ns string) e
 			}
 			if n != nil {
 				s.idx.ns[ns] = n
+				// The snapshot's entry table stays in memory beside the
+				// entries decoded from it.
+				s.idx.budget.Loaded(ns, memindex.SnapshotEntryBytes*int64(n.Len()))
 			}
 		}
 		if _, ok := s.idx.ns[ns]; !ok {
@@ -365,12 +381,14 @@ func (s *Store) refresh(ctx context.Context, tx *sql.Tx, cur int64, ns string) e
 				return err
 			}
 			s.idx.ns[ns] = n
+			s.idx.budget.Loaded(ns, 0)
 		}
 	}
+	s.idx.seq = cur
+	s.evict(ns)
 	for _, n := range s.idx.ns {
 		n.Sketch(&s.idx.mu) // a namespace that grew may now be worth sketching
 	}
-	s.idx.seq = cur
 	s.maybeSnapshot()
 	return nil
 }
@@ -442,10 +460,30 @@ func nullInt(n sql.NullInt64) *int64 {
 }
 
 // Warm loads the in-memory index of a namespace ahead of its first search.
+// With a bound on the indexes' memory (Options.IndexMemory) it loads none
+// once the loaded ones fill it: the namespaces read first are loaded then.
 func (s *Store) Warm(ctx context.Context, namespace string) error {
+	var evicted int64
+	if b := s.idx.budget; b != nil {
+		s.idx.mu.Lock()
+		_, loaded := s.idx.ns[namespace]
+		full := !loaded && (s.idx.warmFull || b.Full(s.indexMemoryBytes))
+		s.idx.mu.Unlock()
+		if full {
+			return nil
+		}
+		evicted = b.Evictions.Load()
+	}
 	if _, err := s.acquire(ctx, namespace); err != nil {
 		return fmt.Errorf("sqlite: warm: %w", err)
 	}
 	s.idx.mu.RUnlock()
+	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
+		// This one made room by evicting: warming more would only evict
+		// what was warmed before.
+		s.idx.mu.Lock()
+		s.idx.warmFull = true
+		s.idx.mu.Unlock()
+	}
 	return nil
 }

@@ -134,7 +134,7 @@ func (s *Store) loadSnapshot(ctx context.Context, tx *sql.Tx, ns string, cur int
 	if err != nil || fi.Size() <= 0 || fi.Size() != int64(int(fi.Size())) {
 		return nil, 0, nil
 	}
-	data, grow, release, err := mapSnapshot(f, int(fi.Size()))
+	data, grow, release, err := s.snapshotData(f, int(fi.Size()))
 	if err != nil {
 		return nil, 0, nil
 	}

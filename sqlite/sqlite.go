@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -75,6 +76,11 @@ type Options struct {
 	// NoIndexSnapshots loads every namespace's index from its rows and
 	// writes no snapshot of it (see snapshot.go).
 	NoIndexSnapshots bool
+	// IndexMemory bounds the estimated bytes of the in-memory indexes:
+	// past it the least recently read namespaces are dropped, and loaded
+	// again on their next read (see evict.go). 0 means no bound; negative
+	// is an error.
+	IndexMemory int64
 }
 
 // Store is a mnemo.Store on a SQLite file. It is safe for concurrent use.
@@ -106,6 +112,9 @@ var _ mnemo.Store = (*Store)(nil)
 func Open(ctx context.Context, opt Options) (*Store, error) {
 	if strings.TrimSpace(opt.Path) == "" {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "sqlite: database path is empty")
+	}
+	if err := checkIndexMemory(opt.IndexMemory); err != nil {
+		return nil, err
 	}
 	if opt.BusyTimeout <= 0 {
 		opt.BusyTimeout = 10 * time.Second
@@ -159,6 +168,7 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	rdb.SetConnMaxLifetime(0)
 	s.rdb = rdb
 	s.idx = newIndex()
+	s.idx.budget = memindex.NewBudget(opt.IndexMemory)
 	return s, nil
 }
 

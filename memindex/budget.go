@@ -1,0 +1,163 @@
+package memindex
+
+import (
+	"sort"
+	"sync/atomic"
+)
+
+// Budget bounds the memory of a store's loaded namespaces: it keeps each
+// one's estimated size (MemoryBytes, plus what the store adds) and when it
+// was last used, and names the least recently used ones to evict once
+// their sum passes the limit.
+//
+// It follows the store's locking: Use runs under the read lock (it only
+// stores an atomic stamp); every other method under the write lock, which
+// is also the only lock under which a store may drop a namespace, so a
+// namespace is never evicted while a search holds it. A nil *Budget is an
+// unbounded one: every method does nothing.
+type Budget struct {
+	limit   int64
+	clock   atomic.Int64
+	ns      map[string]*budgetUse
+	changes int // rows applied since the last check
+	// Evictions counts the namespaces evicted so far.
+	Evictions atomic.Int64
+}
+
+type budgetUse struct {
+	last  atomic.Int64
+	size  int64 // estimate, valid unless dirty
+	extra int64 // bytes the store adds to MemoryBytes
+	dirty bool
+}
+
+// budgetCheckChanges is how many rows applied to loaded namespaces make
+// Over check the sum again without a namespace having been loaded.
+const budgetCheckChanges = 1000
+
+// NewBudget returns a budget of limit bytes, nil (unbounded) when limit is
+// not positive.
+func NewBudget(limit int64) *Budget {
+	if limit <= 0 {
+		return nil
+	}
+	return &Budget{limit: limit, ns: map[string]*budgetUse{}}
+}
+
+// Limit returns the bound in bytes (0: none).
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
+
+// Use notes that namespace ns was just used (under the read lock).
+func (b *Budget) Use(ns string) {
+	if b == nil {
+		return
+	}
+	if u := b.ns[ns]; u != nil {
+		u.last.Store(b.clock.Add(1))
+	}
+}
+
+// Loaded registers namespace ns, just loaded, as the most recently used;
+// extra is what the store holds for it beyond its MemoryBytes (say the
+// parts of a snapshot it was read from that it does not point into).
+func (b *Budget) Loaded(ns string, extra int64) {
+	if b == nil {
+		return
+	}
+	u := &budgetUse{extra: extra, dirty: true}
+	u.last.Store(b.clock.Add(1))
+	b.ns[ns] = u
+	b.changes = budgetCheckChanges // check at the next Evict
+}
+
+// Changed notes that a row of namespace ns changed: its size is estimated
+// again at the next check.
+func (b *Budget) Changed(ns string) {
+	if b == nil {
+		return
+	}
+	if u := b.ns[ns]; u != nil {
+		u.dirty = true
+		b.changes++
+	}
+}
+
+// Forget drops namespace ns from the accounting (the store dropped it).
+func (b *Budget) Forget(ns string) {
+	if b == nil {
+		return
+	}
+	delete(b.ns, ns)
+}
+
+// Used returns the estimated bytes of the loaded namespaces, estimating
+// again those that changed; size returns the MemoryBytes of a namespace,
+// or -1 when the store no longer holds it (it is then forgotten).
+func (b *Budget) Used(size func(ns string) int64) int64 {
+	if b == nil {
+		return 0
+	}
+	var sum int64
+	for ns, u := range b.ns {
+		if u.dirty {
+			s := size(ns)
+			if s < 0 {
+				delete(b.ns, ns)
+				continue
+			}
+			u.size, u.dirty = s+u.extra, false
+		}
+		sum += u.size
+	}
+	return sum
+}
+
+// Full reports whether the loaded namespaces use the whole budget (a
+// warm-up then loads no more).
+func (b *Budget) Full(size func(ns string) int64) bool {
+	return b != nil && b.Used(size) >= b.limit
+}
+
+// Evict returns, least recently used first, the namespaces to drop so that
+// the rest fit the limit, never keep (the namespace being loaded or used)
+// and forgets them; the caller drops them while it still holds the write
+// lock. Unless a namespace was loaded since the last check, it checks only
+// once budgetCheckChanges rows changed.
+func (b *Budget) Evict(keep string, size func(ns string) int64) []string {
+	if b == nil || b.changes < budgetCheckChanges {
+		return nil
+	}
+	b.changes = 0
+	used := b.Used(size)
+	if used <= b.limit {
+		return nil
+	}
+	type cand struct {
+		ns   string
+		last int64
+		size int64
+	}
+	var cs []cand
+	for ns, u := range b.ns {
+		if ns != keep {
+			cs = append(cs, cand{ns, u.last.Load(), u.size})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].last < cs[j].last })
+	var out []string
+	for _, c := range cs {
+		if used <= b.limit {
+			break
+		}
+		out = append(out, c.ns)
+		used -= c.size
+		delete(b.ns, c.ns)
+	}
+	b.Evictions.Add(int64(len(out)))
+	return out
+}
