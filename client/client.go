@@ -212,7 +212,7 @@ func (c *Client) History(ctx context.Context, id string) ([]mnemo.Revision, erro
 func (c *Client) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
 	f := opt.Filter
 	q := url.Values{}
-	for name, t := range map[string]*time.Time{"since": f.Since, "until": f.Until, "as_of": f.AsOf} {
+	for name, t := range map[string]*time.Time{"since": f.Since, "until": f.Until, "as_of": f.AsOf, "as_known_at": f.AsKnownAt} {
 		if t != nil {
 			q.Set(name, t.UTC().Format(time.RFC3339Nano))
 		}
@@ -241,6 +241,7 @@ func (c *Client) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Reco
 	set("component", f.Component)
 	set("mission", f.Mission)
 	set("thread", f.Thread)
+	set("operator", f.Operator)
 	set("after", opt.After)
 	if opt.Limit != 0 {
 		q.Set("limit", strconv.Itoa(opt.Limit))
@@ -404,6 +405,13 @@ func (c *Client) Summarize(ctx context.Context, thread string, budget int) (*eng
 func (c *Client) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
 	var ts []mnemo.ThreadInfo
 	return ts, c.do(ctx, "GET", "/v1/threads", nil, &ts)
+}
+
+// Principles lists the principle registry: each principle the caller may
+// see with the decisions that apply it.
+func (c *Client) Principles(ctx context.Context) ([]mnemo.Principle, error) {
+	var ps []mnemo.Principle
+	return ps, c.do(ctx, "GET", "/v1/principles", nil, &ps)
 }
 
 // Health reports whether the server answers /readyz.

@@ -134,6 +134,23 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ts)
 }
 
+// handlePrinciples lists the principle registry: each principle with the
+// decisions that apply it.
+func (s *Server) handlePrinciples(w http.ResponseWriter, r *http.Request) {
+	deadline(w)
+	p := principal(r.Context())
+	if len(r.URL.Query()) > 0 {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "principles takes no query parameters"))
+		return
+	}
+	ps, err := s.svc.Principles(r.Context(), p.Caller, p.Namespace)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ps)
+}
+
 // days converts a number of days from a request body into a duration: 1 to
 // 36,500 days, or 0 (the engine's default) when zeroOK.
 func days(name string, d float64, zeroOK bool) (time.Duration, error) {

@@ -70,6 +70,7 @@ func (s *Server) routesV1() {
 	s.handle("POST /v1/tune/rollback", true, s.handleRollback)
 	s.handle("POST /v1/episodes", true, s.handleEpisode)
 	s.handle("GET /v1/threads", true, s.handleThreads)
+	s.handle("GET /v1/principles", true, s.handlePrinciples)
 }
 
 // readBody reads a body up to limit bytes within timeout and checks that it

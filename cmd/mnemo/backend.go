@@ -37,6 +37,7 @@ type backend interface {
 	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
 	Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error)
 	Threads(ctx context.Context) ([]mnemo.ThreadInfo, error)
+	Principles(ctx context.Context) ([]mnemo.Principle, error)
 }
 
 // local adapts the engine to backend for one caller and namespace.
@@ -142,6 +143,12 @@ func (l local) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
 }
 
 func (r remote) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) { return r.c.Threads(ctx) }
+
+func (l local) Principles(ctx context.Context) ([]mnemo.Principle, error) {
+	return l.svc.Principles(ctx, l.caller, l.ns)
+}
+
+func (r remote) Principles(ctx context.Context) ([]mnemo.Principle, error) { return r.c.Principles(ctx) }
 
 func (r remote) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
 	return r.c.Summarize(ctx, thread, budget)

@@ -16,14 +16,16 @@ var synopses = map[string]string{
 	"remember": "mnemo remember [--layer L] [--kind K] [--scope S] [--importance X] [--confidence X] [--criticality X]\n" +
 		"                [--source S] [--ref R]... [--component C] [--tag T]... [--mission M] [--thread T] [--at TIME]\n" +
 		"                [--access-level N] [--supersedes ID] [--body JSON] [--no-dedup] TEXT|-",
-	"recall":             "mnemo recall QUERY [--k N] [--layer L]... [--kind K]... [--preset P] [--intent I] [--filter KEY=VALUE]...",
-	"digest":             "mnemo digest TASK [--scope all|domain|workflow|practitioner] [--budget N] [--filter KEY=VALUE]...",
+	"recall": "mnemo recall QUERY [--k N] [--layer L]... [--kind K]... [--preset P] [--intent I] [--operator NAME]\n" +
+		"                [--as-known-at TIME] [--filter KEY=VALUE]...",
+	"digest": "mnemo digest TASK [--scope all|domain|workflow|practitioner] [--budget N] [--operator NAME]\n" +
+		"                [--as-known-at TIME] [--filter KEY=VALUE]...",
 	"show":               "mnemo show ID",
 	"edit":               "mnemo edit ID [--text T] [--layer L] [--kind K] [--scope S] [--importance X] [...]",
 	"forget":             "mnemo forget ID",
 	"restore":            "mnemo restore ID",
 	"history":            "mnemo history ID",
-	"list":               "mnemo list [--layer L]... [--kind K]... [--filter KEY=VALUE]... [--all]",
+	"list":               "mnemo list [--layer L]... [--kind K]... [--operator NAME] [--as-known-at TIME] [--filter KEY=VALUE]... [--all]",
 	"export":             "mnemo export [FILE]",
 	"import":             "mnemo import FILE",
 	"reembed":            "mnemo reembed",
@@ -41,6 +43,7 @@ var synopses = map[string]string{
 	"corrections":        "mnemo corrections [--since TIME] [--until TIME] [--by day|week|month] [--triples]",
 	"episode":            "mnemo episode [--budget N] THREAD",
 	"threads":            "mnemo threads",
+	"principles":         "mnemo principles",
 	"consolidate":        "mnemo consolidate [--dry-run]",
 	"expire":             "mnemo expire [--importance 0.1] [--idle 120d] [--dry-run]",
 	"purge":              "mnemo purge --older-than 365d",

@@ -63,7 +63,7 @@ func hook(ctx context.Context, a *app, args []string, stdout io.Writer) error {
 	maxChars := fs.Int("max-chars", defCap, "cap on the context's length in characters (clients cut longer context)")
 	captureRepo := fs.String("capture", "", "with `hook prompt`: also capture the prompt into this bare git repository")
 	var filters stringList
-	fs.Var(&filters, "filter", "KEY=VALUE digest filter (repeatable): layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, outcome")
+	fs.Var(&filters, "filter", "KEY=VALUE digest filter (repeatable): layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, as_known_at, outcome, operator")
 	if _, err := a.parseFlags(fs, args[1:]); err != nil {
 		return err
 	}

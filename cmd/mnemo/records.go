@@ -185,6 +185,8 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	budget := fs.Int("budget", mnemo.DefaultTokenBudget, "token budget (exact tokens, headers included)")
 	var filters stringList
 	fs.Var(&filters, "filter", filterUsage)
+	var kf knownFlags
+	kf.register(fs)
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	minRel := minRelevanceFlag(fs)
@@ -197,6 +199,9 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	}
 	f, err := parseFilters(filters)
 	if err != nil {
+		return err
+	}
+	if err := kf.apply(&f); err != nil {
 		return err
 	}
 	b, err := a.backend(ctx)
