@@ -148,7 +148,9 @@ func (l local) Principles(ctx context.Context) ([]mnemo.Principle, error) {
 	return l.svc.Principles(ctx, l.caller, l.ns)
 }
 
-func (r remote) Principles(ctx context.Context) ([]mnemo.Principle, error) { return r.c.Principles(ctx) }
+func (r remote) Principles(ctx context.Context) ([]mnemo.Principle, error) {
+	return r.c.Principles(ctx)
+}
 
 func (r remote) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
 	return r.c.Summarize(ctx, thread, budget)
