@@ -20,6 +20,10 @@ type index struct {
 	// refreshing admits one refresh at a time (see acquire).
 	refreshing sync.Mutex
 	ns         map[string]*memindex.Namespace[string]
+	// budget bounds the memory of the loaded namespaces (nil: no bound;
+	// see evict.go).
+	budget   *memindex.Budget
+	warmFull bool // a warm-up filled the budget: Warm loads no more
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[string])} }
@@ -41,6 +45,7 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[str
 	}
 	s.idx.mu.RLock()
 	if n, ok := s.idx.ns[ns]; ok && s.idx.seq >= cur {
+		s.idx.budget.Use(ns)
 		return n, nil
 	}
 	s.idx.mu.RUnlock()
@@ -59,16 +64,21 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[str
 		err = s.refresh(ctx, ns)
 		s.idx.mu.Unlock()
 	}
-	s.idx.refreshing.Unlock()
 	if err != nil {
+		s.idx.refreshing.Unlock()
 		return nil, err
 	}
+	// The read lock is taken before the next refresh may run: a refresh
+	// may evict namespaces (evict.go), never the one it loads, and this
+	// one must still be there when its reader gets it.
 	s.idx.mu.RLock()
+	s.idx.refreshing.Unlock()
 	n, ok := s.idx.ns[ns]
-	if !ok { // cannot happen: namespaces are never dropped
+	if !ok { // cannot happen (see above), but do not panic
 		s.idx.mu.RUnlock()
 		return nil, fmt.Errorf("index of namespace %q vanished", ns)
 	}
+	s.idx.budget.Use(ns)
 	return n, nil
 }
 
@@ -90,6 +100,7 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 			err = eachEntry(rows, func(e memindex.Entry, space string, emb []byte) {
 				if n := s.idx.ns[space]; n != nil {
 					n.Put(e.ID, e, emb, nil)
+					s.idx.budget.Changed(space)
 				}
 			})
 			if err != nil {
@@ -107,6 +118,7 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 				}
 				if n := s.idx.ns[space]; n != nil {
 					n.Remove(id)
+					s.idx.budget.Changed(space)
 				}
 			}
 			gone.Close()
@@ -130,9 +142,11 @@ func (s *Store) refresh(ctx context.Context, ns string) error {
 				return err
 			}
 			s.idx.ns[ns] = n
+			s.idx.budget.Loaded(ns, 0)
 		}
 		s.idx.ns[ns].Sketch(&s.idx.mu)
 		s.idx.seq = cur
+		s.evict(ns)
 		return nil
 	})
 }
@@ -167,10 +181,30 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 }
 
 // Warm loads the in-memory index of a namespace ahead of its first search.
+// With a bound on the indexes' memory (Options.IndexMemory) it loads none
+// once the loaded ones fill it: the namespaces read first are loaded then.
 func (s *Store) Warm(ctx context.Context, namespace string) error {
+	var evicted int64
+	if b := s.idx.budget; b != nil {
+		s.idx.mu.Lock()
+		_, loaded := s.idx.ns[namespace]
+		full := !loaded && (s.idx.warmFull || b.Full(s.indexMemoryBytes))
+		s.idx.mu.Unlock()
+		if full {
+			return nil
+		}
+		evicted = b.Evictions.Load()
+	}
 	if _, err := s.acquire(ctx, namespace); err != nil {
 		return fmt.Errorf("postgres: warm: %w", err)
 	}
 	s.idx.mu.RUnlock()
+	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
+		// This one made room by evicting: warming more would only evict
+		// what was warmed before.
+		s.idx.mu.Lock()
+		s.idx.warmFull = true
+		s.idx.mu.Unlock()
+	}
 	return nil
 }

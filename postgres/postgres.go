@@ -64,6 +64,11 @@ const (
 type Options struct {
 	URL string           // postgres://user:pass@host:port/db?sslmode=... (or a key=value DSN)
 	Now func() time.Time // clock; default time.Now
+	// IndexMemory bounds the estimated bytes of the in-memory indexes:
+	// past it the least recently read namespaces are dropped, and loaded
+	// again on their next read (see evict.go). 0 means no bound; negative
+	// is an error.
+	IndexMemory int64
 }
 
 // Store is a mnemo.Store on a PostgreSQL database. It is safe for
@@ -86,6 +91,9 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	if strings.TrimSpace(opt.URL) == "" {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "postgres: database URL is empty")
 	}
+	if err := checkIndexMemory(opt.IndexMemory); err != nil {
+		return nil, err
+	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -99,6 +107,7 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
 	s := &Store{pool: pool, now: opt.Now, idx: newIndex()}
+	s.idx.budget = newBudget(opt.IndexMemory)
 	var enc string
 	if err := pool.QueryRow(ctx, `SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()`).Scan(&enc); err != nil {
 		pool.Close()
