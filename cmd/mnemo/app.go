@@ -39,6 +39,8 @@ type app struct {
 	server    string // --server: talk to a mnemo server instead of the file
 	key       string // --api-key for --server
 
+	indexMemory int64 // serve's --index-memory: bound of the store's in-memory indexes (0: none)
+
 	store   store
 	dbLabel string // the database file, or the PostgreSQL URL without its password
 	svc     *engine.Service
@@ -65,16 +67,16 @@ func isPostgres(db string) bool {
 }
 
 // openStore opens the SQLite file or, for a postgres:// URL, the PostgreSQL database.
-func openStore(ctx context.Context, db string) (store, string, error) {
+func openStore(ctx context.Context, db string, indexMemory int64) (store, string, error) {
 	if isPostgres(db) {
 		label := "postgres://(unparseable URL)" // never the raw URL: it may hold a password
 		if u, err := url.Parse(db); err == nil {
 			label = u.Redacted()
 		}
-		st, err := postgres.Open(ctx, postgres.Options{URL: db})
+		st, err := postgres.Open(ctx, postgres.Options{URL: db, IndexMemory: indexMemory})
 		return st, label, err
 	}
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: db, BusyTimeout: 30 * time.Second})
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: db, BusyTimeout: 30 * time.Second, IndexMemory: indexMemory})
 	return st, db, err
 }
 
@@ -254,7 +256,7 @@ func (a *app) openService(ctx context.Context, allowMismatch bool) (*engine.Serv
 			return nil, fmt.Errorf("no database at %s: nothing is stored there yet (a write such as 'mnemo remember' creates it; --db or MNEMO_DB names another)", path)
 		}
 	}
-	st, label, err := openStore(ctx, path)
+	st, label, err := openStore(ctx, path, a.indexMemory)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	coldEvery := fs.Duration("cold-every", time.Hour, "with --loops: how often the cold loop checks whether it is due")
 	approval := fs.String("approval", "auto", "with --loops: auto applies a patch the Mentor accepts; manual queues it for `mnemo loop approve`")
 	threshold := fs.Float64("threshold", loops.DefaultThreshold, "with --loops: the validation score below which the cold loop repairs")
+	indexMemory := fs.String("index-memory", "", "bound the estimated memory of the in-memory search indexes, e.g. 256MiB or 1GiB: past it the least recently read namespaces are dropped, and loaded again on their next read (env MNEMO_INDEX_MEMORY; default no bound)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -93,6 +94,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if a.server != "" {
 		return usagef("serve opens the database file: drop --server")
+	}
+	if a.indexMemory, err = indexMemoryBound(*indexMemory, a.env); err != nil {
+		return err
 	}
 	log, err := newLogger(a.stderr, *logFormat, *logLevel)
 	if err != nil {
@@ -167,6 +171,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
 	}
 	log.Info("database", "path", a.dbLabel)
+	if a.indexMemory > 0 {
+		log.Info("index memory bounded", "bytes", a.indexMemory)
+	}
 	go func() {
 		// Load the namespaces' in-memory indexes now rather than on their
 		// first queries; the server answers meanwhile.
