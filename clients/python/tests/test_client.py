@@ -279,6 +279,17 @@ class Lifecycle(Base):
         with self.raises("not_found"):
             self.admin.summarize("no-such-thread")
 
+    def test_principles(self):
+        p = self.admin.remember("Prefer boring technology for the py ground segment.", kind="principle")
+        d = self.admin.remember("Keep the py pass scheduler on cron.", kind="decision",
+                                decision={"title": "Cron scheduler", "principles": [p["id"]]})
+        ps = self.admin.principles()
+        self.conforms(ps, route_schema("GET", "/v1/principles", 200))
+        got = [x for x in ps if x["id"] == p["id"]]
+        self.assertTrue(got and any(x["id"] == d["id"] and x["cites"] == "id" for x in got[0]["decisions"]))
+        with self.raises("invalid"):
+            self.admin.remember("x", kind="decision", decision={"principles": ["01NOSUCHPRINCIPLE"]})
+
 
 class Errors(Base):
     def test_error_codes(self):

@@ -61,6 +61,8 @@ SCHEMAS = {
     "EpisodeRequest": lambda: route_schema("POST", "/v1/episodes"),
     "EpisodeResult": lambda: route_schema("POST", "/v1/episodes", 200),
     "ThreadInfo": lambda: route_schema("GET", "/v1/threads", 200)["items"],
+    "Principle": lambda: named("Principle"),
+    "PrincipleDecision": lambda: named("PrincipleDecision"),
     "Status": lambda: named("Status"),
 }
 UNDOCUMENTED = {"Why", "CorrectionTriple"}  # not described as JSON objects by the document

@@ -29,6 +29,7 @@ import type {
   Revision,
   RollbackRequest,
   ThreadInfo,
+  Principle,
   TuneRequest,
   TuneResult,
   Tuning,
@@ -292,6 +293,11 @@ export class Mnemo {
   /** The namespace's threads, most recently active first (GET /v1/threads). */
   threads(options?: CallOptions): Promise<ThreadInfo[]> {
     return this.json({ method: "GET", path: "/v1/threads" }, options);
+  }
+
+  /** The principle registry: each principle with the decisions that apply it (GET /v1/principles). */
+  principles(options?: CallOptions): Promise<Principle[]> {
+    return this.json({ method: "GET", path: "/v1/principles" }, options);
   }
 
   // ---- export and import ----

@@ -11,5 +11,5 @@ export type {
   CorrectionReport, ExpireRequest, ExpireResult, ConsolidateRequest, ConsolidatePair, ConsolidateResult, PurgeRequest, PurgeResult, HandoffRequest,
   HandoffPattern, HandoffAttention, HandoffLink, Handoff, Weights, TuneRequest, TuneResult,
   TuningVersion, TuningEvent, Tuning, RollbackRequest, EpisodeRequest, EpisodeResult,
-  ThreadInfo, ListQuery, CorrectionsQuery, CorrectionTriple, Status,
+  ThreadInfo, Principle, PrincipleDecision, ListQuery, CorrectionsQuery, CorrectionTriple, Status,
 } from "./types.js";

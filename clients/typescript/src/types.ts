@@ -18,7 +18,8 @@ export type Kind =
   | "correction"
   | "refresh"
   | "event"
-  | "core";
+  | "core"
+  | "principle";
 
 /** The outcome of a correction. */
 export type Outcome = "accepted" | "rejected" | "modified";
@@ -42,8 +43,10 @@ export interface Decision {
   decision?: string;
   alternatives?: Alternative[];
   consequences?: string;
-  /** principle it rests on */
+  /** principle it rests on, in words */
   principle?: string;
+  /** ids of the principle records (kind principle) the decision applies */
+  principles?: string[];
   /** proposed, accepted, superseded, deprecated */
   status?: string;
   /** ids of decisions this one constrains */
@@ -87,6 +90,10 @@ export interface Filter {
   outcome?: Outcome;
   /** bi-temporal read: records valid at that instant */
   as_of?: DateTime;
+  /** transaction time: the records as they were known at that instant (read from the revisions) */
+  as_known_at?: DateTime;
+  /** only records of this operator (tag or provenance operator:NAME) */
+  operator?: string;
 }
 
 /** A stored record. */
@@ -607,6 +614,26 @@ export interface EpisodeResult {
   sentences?: number;
 }
 
+/** A decision that applies a principle. */
+export interface PrincipleDecision {
+  id?: string;
+  title?: string;
+  text?: string;
+  status?: string;
+  /** "id": it cites the principle's id; "text": its free-text principle is the principle's text */
+  cites?: "id" | "text";
+}
+
+/** A principle of the registry with the decisions that apply it (GET /v1/principles). */
+export interface Principle {
+  id?: string;
+  text?: string;
+  scope?: string;
+  component?: string;
+  access_level?: number;
+  decisions?: PrincipleDecision[];
+}
+
 /** One thread of threads. */
 export interface ThreadInfo {
   name?: string;
@@ -631,6 +658,8 @@ export interface ListQuery {
   since?: DateTime | Date;
   until?: DateTime | Date;
   as_of?: DateTime | Date;
+  as_known_at?: DateTime | Date;
+  operator?: string;
   outcome?: Outcome;
   /** page size (server default 100) */
   limit?: number;

@@ -292,6 +292,16 @@ test("threads and episodes", async () => {
   await rejects(admin.summarize({ thread: "no-such-thread" }), "not_found");
 });
 
+test("principles", async () => {
+  const p = await admin.remember({ kind: "principle", text: "Prefer boring technology for the ground segment." });
+  const d = await admin.remember({ kind: "decision", text: "Keep the pass scheduler on cron.", decision: { title: "Cron scheduler", principles: [p.id] } });
+  const ps = await admin.principles();
+  conforms(ps, routeSchema("GET", "/v1/principles", 200));
+  const got = ps.find((x) => x.id === p.id);
+  assert.ok(got && got.decisions.some((x) => x.id === d.id && x.cites === "id"));
+  await rejects(admin.remember({ kind: "decision", text: "x", decision: { principles: ["01NOSUCHPRINCIPLE"] } }), "invalid", 400);
+});
+
 test("error codes", async () => {
   await rejects(admin.get("no-such-record"), "not_found", 404);
   await rejects(admin.update("no-such-record", { importance: 0.5 }), "not_found", 404);

@@ -60,6 +60,8 @@ const schemas = {
   EpisodeRequest: () => routeSchema("POST", "/v1/episodes"),
   EpisodeResult: () => routeSchema("POST", "/v1/episodes", 200),
   ThreadInfo: () => routeSchema("GET", "/v1/threads", 200).items,
+  Principle: () => named("Principle"),
+  PrincipleDecision: () => named("PrincipleDecision"),
   Status: () => named("Status"),
 };
 // interfaces of query parameters → the route whose parameters they are

@@ -27,6 +27,7 @@ from .types import (
     MemoryRecord,
     NewRecord,
     Page,
+    Principle,
     PurgeResult,
     RecallResult,
     Revision,
@@ -236,7 +237,8 @@ class Mnemo:
     def list_page(self, **query: Any) -> Page:
         """One page of records, newest first (GET /v1/records). query: layer,
         kind, scope, component, mission, thread, tag (one or a list),
-        criticality, since, until, as_of, outcome, limit, after, all."""
+        criticality, since, until, as_of, as_known_at, outcome, operator, limit,
+        after, all."""
         page = cast(Dict[str, Any], self._json("GET", "/v1/records", query=query))
         out: Dict[str, Any] = {"records": page.get("records") or []}
         if page.get("next"):
@@ -349,6 +351,11 @@ class Mnemo:
     def threads(self) -> List[ThreadInfo]:
         """The namespace's threads, most recently active first (GET /v1/threads)."""
         return cast(List[ThreadInfo], self._json("GET", "/v1/threads"))
+
+    def principles(self) -> List[Principle]:
+        """The principle registry: each principle with the decisions that
+        apply it (GET /v1/principles)."""
+        return cast(List[Principle], self._json("GET", "/v1/principles"))
 
     # ---- export and import ----
 

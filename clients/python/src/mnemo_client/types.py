@@ -10,7 +10,7 @@ are kept.
 from typing import Dict, List, Literal, Optional, TypedDict
 
 Layer = Literal["domain", "workflow", "practitioner"]
-Kind = Literal["fact", "preference", "episode", "procedure", "decision", "correction", "refresh", "event", "core"]
+Kind = Literal["fact", "preference", "episode", "procedure", "decision", "correction", "refresh", "event", "core", "principle"]
 Outcome = Literal["accepted", "rejected", "modified"]
 ErrorCode = Literal[
     "invalid",
@@ -48,6 +48,7 @@ class Decision(TypedDict, total=False):
     alternatives: List[Alternative]
     consequences: str
     principle: str
+    principles: List[str]
     status: str
     constrains: List[str]
     depends_on: List[str]
@@ -85,6 +86,8 @@ class Filter(TypedDict, total=False):
     until: DateTime
     outcome: Outcome
     as_of: DateTime
+    as_known_at: DateTime
+    operator: str
 
 
 class _MemoryRecordRequired(TypedDict):
@@ -524,6 +527,27 @@ class EpisodeResult(TypedDict, total=False):
     sentences: int
 
 
+class PrincipleDecision(TypedDict, total=False):
+    """A decision that applies a principle; cites: "id" or "text"."""
+
+    id: str
+    title: str
+    text: str
+    status: str
+    cites: Literal["id", "text"]
+
+
+class Principle(TypedDict, total=False):
+    """A principle of the registry with the decisions that apply it."""
+
+    id: str
+    text: str
+    scope: str
+    component: str
+    access_level: int
+    decisions: List[PrincipleDecision]
+
+
 class ThreadInfo(TypedDict, total=False):
     name: str
     records: int
@@ -611,6 +635,8 @@ __all__ = [
     "EpisodeRequest",
     "EpisodeResult",
     "ThreadInfo",
+    "Principle",
+    "PrincipleDecision",
     "CorrectionTriple",
     "Status",
     "Page",
