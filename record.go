@@ -82,12 +82,12 @@ type Decision struct {
 	Alternatives []Alternative `json:"alternatives,omitempty" jsonschema:"options considered and rejected, each with the reason"`
 	Consequences string        `json:"consequences,omitempty" jsonschema:"what follows from the decision"`
 	Principle    string        `json:"principle,omitempty" jsonschema:"the principle the decision rests on, in words"`
-	// Principles cites records of kind principle by id: the registry's
-	// principles the decision applies (the free-text Principle stays).
-	Principles []string `json:"principles,omitempty" jsonschema:"ids of the principle records (kind principle) the decision applies; each must be a principle the writer sees, no more restricted than the decision"`
 	Status       string        `json:"status,omitempty" jsonschema:"proposed, accepted, superseded or deprecated"` // proposed, accepted, superseded, deprecated
 	Constrains   []string      `json:"constrains,omitempty" jsonschema:"ids of decisions this one constrains"`     // ids of decisions this one constrains
 	DependsOn    []string      `json:"depends_on,omitempty" jsonschema:"ids of decisions this one depends on"`     // ids of decisions this one depends on
+	// Principles cites records of kind principle by id: the registry's
+	// principles the decision applies (the free-text Principle stays).
+	Principles []string `json:"principles,omitempty" jsonschema:"ids of the principle records (kind principle) the decision applies; each must be a principle the writer sees, no more restricted than the decision"`
 }
 
 // Correction outcomes.
