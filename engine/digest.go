@@ -31,8 +31,10 @@ const nothingRelevant = "_Nothing in memory is relevant to this task._\n"
 // exact for the configured tokenizer). Errors: EINVALID for an empty task, a
 // bad scope, budget or filter.
 func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRequest) (*mnemo.Digest, error) {
-	if err := checkQuery(req.Task, "task description"); err != nil {
-		return nil, err
+	if !filterOnly(req.Task, req.Filter) && !(strings.TrimSpace(req.Task) == "" && req.Scope != "" && req.Scope != mnemo.ScopeAll) {
+		if err := checkQuery(req.Task, "task description"); err != nil {
+			return nil, err
+		}
 	}
 	if req.Filter.AsKnownAt != nil {
 		return s.digestKnownAt(ctx, c, req) // transaction time: asknown.go
@@ -67,7 +69,11 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		Weights: rk.weights, Triage: rk.triage, Budget: req.Budget, Tokenizer: s.tok.Name(),
 		Candidates: len(rk.hits), Entries: []mnemo.DigestEntry{}}
 
-	title := "# Context for: " + truncate(oneLine(req.Task), 200) + "\n" + triageNote(rk.triage)
+	about := truncate(oneLine(req.Task), 200)
+	if about == "" {
+		about = filterTitle(f)
+	}
+	title := "# Context for: " + about + "\n" + triageNote(rk.triage)
 	titleTok := s.count(title)
 	omitLine := func(n int) string {
 		return "_" + strconv.Itoa(n) + " more candidates left out to fit " + strconv.Itoa(req.Budget) + " tokens._\n"

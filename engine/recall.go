@@ -72,7 +72,7 @@ func nonNil(s []string) []string {
 
 func checkQuery(q, what string) error {
 	if strings.TrimSpace(q) == "" {
-		return mnemo.Errorf(mnemo.EINVALID, "%s is empty", what)
+		return mnemo.Errorf(mnemo.EINVALID, "%s is empty: give one, or a filter to list its records by importance and recency", what)
 	}
 	if len(q) > MaxQueryBytes {
 		return mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, over the limit of %d", what, len(q), MaxQueryBytes)
@@ -98,8 +98,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	withCore bool, override *score.Weights, minRel *float64) (*ranking, error) {
 	// One read: its store calls see one state of the store, checked once.
 	ctx = mnemo.WithReadSession(ctx)
-	if err := checkQuery(query, "query"); err != nil {
-		return nil, err
+	byFilter := filterOnly(query, f)
+	if !byFilter {
+		if err := checkQuery(query, "query"); err != nil {
+			return nil, err
+		}
 	}
 	if minRel != nil && (*minRel < 0 || *minRel > 1 || math.IsNaN(*minRel)) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "min_relevance %v is outside 0..1", *minRel)
@@ -128,6 +131,9 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	}
 	w := rc.Weights(intent)
 	rk := &ranking{intent: intent, preset: p, weights: w.Map(), dedup: rc.DedupThreshold}
+	if byFilter {
+		return s.rankFiltered(ctx, sc, f, p, w, withCore, rk)
+	}
 	if p.ThreadWeight > 0 {
 		rk.weights[mnemo.FactorThread] = p.ThreadWeight
 	}
@@ -394,7 +400,13 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
 	}
-	slices.SortFunc(rk.hits, func(a, b mnemo.ScoredRecord) int {
+	sortHits(rk.hits)
+	return rk, nil
+}
+
+// sortHits orders hits best first, ties by descending id.
+func sortHits(hits []mnemo.ScoredRecord) {
+	slices.SortFunc(hits, func(a, b mnemo.ScoredRecord) int {
 		if a.Score != b.Score {
 			if a.Score > b.Score {
 				return -1
@@ -403,7 +415,6 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	return rk, nil
 }
 
 // nearDuplicate is the cosine similarity above which two records say the
