@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 type extractJob struct {
 	c          mnemo.Caller
 	ns, thread string
+	min        int // messages needed to extract; 0: ExtractEvery
 }
 
 // extractState is what extraction remembers per thread: the last message
@@ -83,7 +85,7 @@ func (s *Service) queueExtract(c mnemo.Caller, ns, thread string) {
 		}
 	}()
 	select {
-	case s.exQ <- extractJob{c: c, ns: ns, thread: thread}:
+	case s.exQ <- extractJob{c: extractCaller, ns: ns, thread: thread}:
 	default:
 		s.exPending.Done()
 		s.log.Warn("extraction queue full: thread left for its next message", "thread", thread)
@@ -114,7 +116,7 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 	unlock := s.threads.lock(j.ns, j.thread)
 	st, recs, err := s.pendingMessages(ctx, j)
 	unlock()
-	if err != nil || len(recs) < s.extractEvery {
+	if err != nil || len(recs) == 0 || len(recs) < cmp.Or(j.min, s.extractEvery) {
 		return 0, err
 	}
 	msgs := make([]extract.Message, len(recs))
@@ -125,7 +127,7 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 	}
 	cands, by, conf := extract.Extract(msgs), "rules", 0.5
 	if s.chat != nil {
-		mc, err := s.modelExtract(ctx, msgs)
+		mc, err := s.modelExtractByLevel(ctx, recs)
 		if err == nil {
 			cands, by, conf = mc, s.chat.Name(), 0.7
 		} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,7 +9,54 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/console"
+	"github.com/mnemo-dev/mnemo/engine"
 )
+
+// jobPace is how often each background job of `mnemo serve` runs (0:
+// never), from its flags.
+type jobPace struct {
+	expire, retention, semantic, episodes, consolidate, extract time.Duration
+}
+
+// serveJob is one background job of `mnemo serve`: its name on the job
+// board and in the log, when it first runs, its period and its work.
+type serveJob struct {
+	name         string
+	first, every time.Duration
+	run          func(context.Context) (map[string]int, error)
+}
+
+// serveJobs lists the background jobs `mnemo serve` runs at pace p, each
+// off the request path, in a goroutine of its own (background).
+func serveJobs(svc *engine.Service, p jobPace) []serveJob {
+	var out []serveJob
+	if p.expire > 0 {
+		out = append(out, serveJob{"expiry", time.Minute, p.expire, expiryJob(svc, p.retention)})
+	}
+	if p.semantic > 0 {
+		out = append(out, serveJob{"semantic models", 30 * time.Second, p.semantic, func(ctx context.Context) (map[string]int, error) {
+			return svc.RefreshSemantic(ctx, false)
+		}})
+	}
+	if p.extract > 0 {
+		// The messages of every thread not yet read by extraction become
+		// memories, each as restricted as its message.
+		out = append(out, serveJob{"extraction", 90 * time.Second, p.extract, svc.ExtractAll})
+	}
+	if p.episodes > 0 {
+		out = append(out, serveJob{"episodes", 2 * time.Minute, p.episodes, func(ctx context.Context) (map[string]int, error) {
+			return svc.SummarizeIdle(ctx, time.Hour, 4)
+		}})
+		// Recurring corrections become practitioner patterns at the same pace.
+		out = append(out, serveJob{"practitioner patterns", 3 * time.Minute, p.episodes, svc.DistillAll})
+	}
+	if p.consolidate > 0 {
+		out = append(out, serveJob{"consolidation", 4 * time.Minute, p.consolidate, func(ctx context.Context) (map[string]int, error) {
+			return svc.ConsolidateAll(ctx, "consolidation")
+		}})
+	}
+	return out
+}
 
 // jobBoard keeps the last run of each background job of `mnemo serve`,
 // for the console's health page.

@@ -73,6 +73,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	noConsole := fs.Bool("no-console", false, "do not serve the web console at /")
 	semanticEvery := fs.Duration("semantic-every", 10*time.Minute, "retrain the semantic channel learned from the store for every namespace grown by a quarter since its model, this often; 0 = never")
 	episodesEvery := fs.Duration("episodes-every", time.Hour, "write or refresh the episode of every thread quiet for an hour with at least 4 records, and distil recurring corrections into practitioner patterns, this often; 0 = never")
+	extractEvery := fs.Duration("extract-every", 10*time.Minute, "extract decisions, rules, preferences, procedures, dated facts and open questions from the messages of every thread that extraction has not read yet (with the chat model when MNEMO_CHAT_URL is set, else the rules), this often; 0 = never")
 	consolidateEvery := fs.Duration("consolidate-every", 6*time.Hour, "merge the near-duplicates of every namespace written by an import or --no-dedup, as on write (restorable), this often; 0 = never")
 	retention := fs.String("retention", "0", "with expiry, also purge records forgotten or archived longer ago than this (days, e.g. 365d); 0 = keep them")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost and the server's addresses (.example.com: any subdomain; *: any)")
@@ -117,6 +118,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	}
 	if *episodesEvery < 0 || (*episodesEvery > 0 && *episodesEvery < time.Minute) {
 		return usagef("--episodes-every must be 0 (never) or at least a minute")
+	}
+	if *extractEvery < 0 || (*extractEvery > 0 && *extractEvery < time.Minute) {
+		return usagef("--extract-every must be 0 (never) or at least a minute")
 	}
 	if *consolidateEvery < 0 || (*consolidateEvery > 0 && *consolidateEvery < time.Minute) {
 		return usagef("--consolidate-every must be 0 (never) or at least a minute")
@@ -185,25 +189,9 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		}
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
-	if *expireEvery > 0 {
-		go background(ctx, log, jobs, "expiry", time.Minute, *expireEvery, expiryJob(svc, keep))
-	}
-	if *semanticEvery > 0 {
-		go background(ctx, log, jobs, "semantic models", 30*time.Second, *semanticEvery, func(ctx context.Context) (map[string]int, error) {
-			return svc.RefreshSemantic(ctx, false)
-		})
-	}
-	if *episodesEvery > 0 {
-		go background(ctx, log, jobs, "episodes", 2*time.Minute, *episodesEvery, func(ctx context.Context) (map[string]int, error) {
-			return svc.SummarizeIdle(ctx, time.Hour, 4)
-		})
-		// Recurring corrections become practitioner patterns at the same pace.
-		go background(ctx, log, jobs, "practitioner patterns", 3*time.Minute, *episodesEvery, svc.DistillAll)
-	}
-	if *consolidateEvery > 0 {
-		go background(ctx, log, jobs, "consolidation", 4*time.Minute, *consolidateEvery, func(ctx context.Context) (map[string]int, error) {
-			return svc.ConsolidateAll(ctx, "consolidation")
-		})
+	for _, j := range serveJobs(svc, jobPace{expire: *expireEvery, retention: keep, semantic: *semanticEvery,
+		episodes: *episodesEvery, consolidate: *consolidateEvery, extract: *extractEvery}) {
+		go background(ctx, log, jobs, j.name, j.first, j.every, j.run)
 	}
 	if runner != nil {
 		go runner.Run(ctx)

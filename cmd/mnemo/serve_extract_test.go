@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// serve extracts memories from threads by default, every 10 minutes;
+// --extract-every sets the pace and 0 turns it off.
+func TestServeExtractionFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	out := mustCLI(t, db, "", "serve", "--help")
+	if !strings.Contains(out, "-extract-every") || !strings.Contains(out, "(default 10m0s)") {
+		t.Fatalf("serve --help:\n%s", out)
+	}
+	_, errs, code := cli(t, db, "", "serve", "--extract-every", "30s")
+	if code != 2 || !strings.Contains(errs, "--extract-every must be 0 (never) or at least a minute") {
+		t.Fatalf("--extract-every 30s: exit %d\n%s", code, errs)
+	}
+	names := func(p jobPace) []string {
+		var out []string
+		for _, j := range serveJobs(nil, p) {
+			out = append(out, j.name)
+		}
+		return out
+	}
+	if got := names(jobPace{extract: 10 * time.Minute}); len(got) != 1 || got[0] != "extraction" {
+		t.Fatalf("jobs %v", got)
+	}
+	if got := strings.Join(names(jobPace{expire: time.Hour, semantic: time.Hour, episodes: time.Hour, consolidate: time.Hour}), ","); strings.Contains(got, "extraction") {
+		t.Fatalf("--extract-every 0 still extracts: %s", got)
+	}
+}
+
+// The extraction job stores each thread's memories and shows on the job
+// board with what it did per namespace.
+func TestServeExtractionJobOnTheBoard(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	_, svc := startServerSvc(t, db)
+	ctx := context.Background()
+	c := mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}
+	if _, err := svc.Remember(ctx, c, "ops", []mnemo.NewRecord{
+		{Text: "Ben: We decided to route night passes via Svalbard.", Thread: "shift-7"},
+		{Text: "Anna: Pass briefs must always state the backup-link status.", Thread: "shift-7"},
+	}, engine.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var job *serveJob
+	for _, j := range serveJobs(svc, jobPace{extract: 10 * time.Minute}) {
+		if j.name == "extraction" {
+			job = &j
+		}
+	}
+	if job == nil || job.every != 10*time.Minute || job.first <= 0 {
+		t.Fatalf("extraction job %+v", job)
+	}
+	board := &jobBoard{}
+	board.add(job.name, job.every)
+	at := time.Now()
+	n, err := job.run(ctx)
+	board.ran(job.name, at, n, err)
+	jobs := board.list()
+	if err != nil || len(jobs) != 1 || jobs[0].Name != "extraction" || jobs[0].Done != "2 records (ops 2)" || jobs[0].LastErr != "" {
+		t.Fatalf("board %+v, err %v", jobs, err)
+	}
+	// A second run finds nothing new.
+	if n, err := job.run(ctx); err != nil || len(n) != 0 {
+		t.Fatalf("second run: %v, %v", n, err)
+	}
+}
