@@ -25,6 +25,10 @@ func (d *Digest) AppendJSON(b []byte) []byte {
 	b = appendJSONString(b, d.Scope)
 	b = append(b, `,"intent":`...)
 	b = appendJSONString(b, d.Intent)
+	if d.IntentBy != "" {
+		b = append(b, `,"intent_by":`...)
+		b = appendJSONString(b, d.IntentBy)
+	}
 	b = append(b, `,"preset":`...)
 	b = appendJSONString(b, d.Preset)
 	b = append(b, `,"weights":`...)
@@ -103,6 +107,16 @@ func (e *DigestEntry) appendJSON(b []byte) []byte {
 	if e.Why != nil {
 		b = append(b, `,"why":`...)
 		b = e.Why.appendJSON(b)
+	}
+	if len(e.Covers) > 0 {
+		b = append(b, `,"covers":[`...)
+		for i, id := range e.Covers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, id)
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

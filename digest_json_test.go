@@ -20,6 +20,9 @@ func randomDigest(rng *rand.Rand) *mnemo.Digest {
 	d := &mnemo.Digest{Task: str(), Scope: str(), Intent: str(), Preset: str(), Budget: rng.Intn(9000),
 		UsedTokens: rng.Intn(9000), Tokenizer: str(), Candidates: rng.Intn(300), Omitted: rng.Intn(200), Markdown: str()}
 	if rng.Intn(2) == 0 {
+		d.IntentBy = str()
+	}
+	if rng.Intn(2) == 0 {
 		d.Weights = map[string]float64{"semantic": num(), "keyword": num(), str(): num()}
 	}
 	if rng.Intn(2) == 0 {
@@ -45,6 +48,9 @@ func randomDigest(rng *rand.Rand) *mnemo.Digest {
 				if rng.Intn(2) == 0 {
 					e.Why.Expanded = []string{str()}
 				}
+			}
+			if rng.Intn(3) == 0 {
+				e.Covers = []string{str(), str()}
 			}
 			d.Entries = append(d.Entries, e)
 		}

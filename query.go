@@ -187,12 +187,16 @@ type RecallHit struct {
 type RecallResult struct {
 	// RetrievalID names this answer in the retrieval log; a correction that
 	// followed it says so with correction.retrieval_id.
-	RetrievalID string             `json:"retrieval_id"`
-	Intent      string             `json:"intent"`
-	Preset      string             `json:"preset"`
-	Weights     map[string]float64 `json:"weights"`
-	Triage      *Triage            `json:"triage,omitempty"`
-	Hits        []RecallHit        `json:"hits"`
+	RetrievalID string `json:"retrieval_id"`
+	Intent      string `json:"intent"`
+	// IntentBy says what chose the intent: "request" (the request named
+	// it), "rules" (the rule classifier) or "model" (the chat model's
+	// earlier answer for the same query, asked in the background).
+	IntentBy string             `json:"intent_by,omitempty"`
+	Preset   string             `json:"preset"`
+	Weights  map[string]float64 `json:"weights"`
+	Triage   *Triage            `json:"triage,omitempty"`
+	Hits     []RecallHit        `json:"hits"`
 }
 
 // DigestRequest is workflow_memory_query: what should an agent start with
@@ -224,6 +228,9 @@ type DigestEntry struct {
 	Tokens     int      `json:"tokens"`
 	Section    string   `json:"section"`
 	Why        *Why     `json:"why,omitempty"`
+	// Covers lists the messages an extracted memory was taken from that
+	// the digest folds under it instead of placing them beside it.
+	Covers []string `json:"covers,omitempty"`
 }
 
 // Digest is the budgeted context for a task, as Markdown and as structure.
@@ -234,6 +241,7 @@ type Digest struct {
 	Task        string             `json:"task"`
 	Scope       string             `json:"scope"`
 	Intent      string             `json:"intent"`
+	IntentBy    string             `json:"intent_by,omitempty"` // as in RecallResult
 	Preset      string             `json:"preset"`
 	Weights     map[string]float64 `json:"weights"`
 	Triage      *Triage            `json:"triage,omitempty"`

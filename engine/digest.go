@@ -103,8 +103,12 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	}
 	omitted := 0
 	dd := dedup{threshold: rk.dedup}
+	fold := newDigestFold(rk.hits) // extracted memories take their messages' place: digest_merge.go
 	for _, h := range order {
-		if dd.dup(h) {
+		if fold.covered(h) {
+			continue
+		}
+		if dd.dup(h) && !fold.replaces(h) {
 			omitted++
 			continue
 		}
@@ -113,9 +117,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		if r.Kind != mnemo.KindCore {
 			sec = sectionTitle[r.Layer]
 		}
-		bodyTok := s.entryTokens(r)
+		body, bodyTok, refund := s.foldEntry(fold, h, sec, sections)
 		prefix := scorePrefix(h.Score)
-		cost := s.countCached(prefix) + bodyTok
+		cost := s.countCached(prefix) + bodyTok - refund
 		if !opened[sec] {
 			cost += s.countCached(sec)
 		}
@@ -125,8 +129,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		}
 		used += cost
 		dd.add(h)
+		fold.place(h, sections, opened)
 		opened[sec] = true
-		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: entryBody(r), tokens: bodyTok})
+		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
 	}
 	// The decisions the placed ones link to, in what is left.
 	used += s.addLinked(ctx, sc, f, left-used, sections, opened)
@@ -159,6 +164,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 				Tokens: p.tokens, Section: name, Why: p.hit.Why})
 		}
 	}
+	fold.annotate(d.Entries)
 	d.UsedTokens = titleTok + used
 	relevant := 0
 	for _, h := range rk.hits {

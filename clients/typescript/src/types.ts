@@ -311,6 +311,8 @@ export interface RecallResult {
   retrieval_id?: string;
   /** classified intent */
   intent?: string;
+  /** what chose the intent: the request, the rules, or the chat model (asked in the background) */
+  intent_by?: "request" | "rules" | "model";
   preset?: string;
   /** factor name → weight */
   weights?: { [factor: string]: number };
@@ -349,6 +351,8 @@ export interface DigestEntry {
   /** core, domain, workflow or practitioner */
   section?: string;
   why?: Why;
+  /** ids of the messages this extracted memory was taken from, folded under it */
+  covers?: string[];
 }
 
 /** The answer of digest: the budgeted context for a task. */
@@ -357,6 +361,8 @@ export interface Digest {
   task?: string;
   scope?: string;
   intent?: string;
+  /** as in RecallResult */
+  intent_by?: "request" | "rules" | "model";
   preset?: string;
   weights?: { [factor: string]: number };
   triage?: Triage;

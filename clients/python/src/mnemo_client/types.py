@@ -279,6 +279,7 @@ class RecallHit(TypedDict, total=False):
 class RecallResult(TypedDict, total=False):
     retrieval_id: str
     intent: str
+    intent_by: Literal["request", "rules", "model"]
     preset: str
     weights: Dict[str, float]
     triage: Triage
@@ -312,6 +313,7 @@ class DigestEntry(TypedDict, total=False):
     tokens: int
     section: str
     why: Why
+    covers: List[str]
 
 
 class Digest(TypedDict, total=False):
@@ -321,6 +323,7 @@ class Digest(TypedDict, total=False):
     task: str
     scope: str
     intent: str
+    intent_by: Literal["request", "rules", "model"]
     preset: str
     weights: Dict[str, float]
     triage: Triage
