@@ -211,6 +211,14 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if cq.text != "" {
 		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, rc.Candidates)
 	}
+	if kwErr == nil {
+		// Feedback words order the candidates; unlike the related terms
+		// above they never join the floor.
+		var fb *expansion
+		if fb, kwErr = s.feedbackExpansion(ctx, sc, cq, fl, kwHits); fb != nil {
+			exps = append(exps, fb)
+		}
+	}
 	expHits := make([][]mnemo.Hit, len(exps))
 	for i, e := range exps {
 		if kwErr == nil {
