@@ -65,7 +65,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	if err != nil {
 		return nil, err
 	}
-	d := &mnemo.Digest{Task: req.Task, Scope: req.Scope, Intent: string(rk.intent), Preset: rk.preset.Name,
+	d := &mnemo.Digest{Task: req.Task, Scope: req.Scope, Intent: string(rk.intent), IntentBy: rk.by, Preset: rk.preset.Name,
 		Weights: rk.weights, Triage: rk.triage, Budget: req.Budget, Tokenizer: s.tok.Name(),
 		Candidates: len(rk.hits), Entries: []mnemo.DigestEntry{}}
 

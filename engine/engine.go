@@ -43,6 +43,11 @@ type Config struct {
 	// extracts memories in the background (never on recall or digest),
 	// with the rules as fallback; nil: the rules only.
 	Chat llm.Model
+	// IntentModel, with Chat, asks the chat model in the background for
+	// the intent of the queries the rules call general, and lets later
+	// requests with the same query use its answer (intent_model.go); for
+	// long-running processes (serve, mcp), whose later requests can.
+	IntentModel bool
 	// TriageCapacity is the number of events per minute a namespace handles
 	// before ranking degrades to triage; 0 disables triage.
 	TriageCapacity float64
@@ -95,6 +100,7 @@ type Service struct {
 	exQ          chan extractJob
 	exPending    sync.WaitGroup
 	exDone       chan struct{}
+	intents      *intentModel // Config.IntentModel; nil: the rules alone
 
 	tuneMu sync.Mutex
 	tuned  map[string]tunedEntry // namespace -> active tuned weights, cached
@@ -152,6 +158,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			have.Name, have.Dim, want.Name, want.Dim)
 	}
 	go s.background()
+	if cfg.Chat != nil && cfg.IntentModel {
+		s.intents = newIntentModel(cfg.Chat, s.log, s.now)
+	}
 	if s.extractEvery > 0 {
 		s.exQ = make(chan extractJob, 1024)
 		s.exDone = make(chan struct{})
@@ -164,6 +173,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // It does not close the store.
 func (s *Service) Close() error {
 	s.closed.Do(func() {
+		if s.intents != nil {
+			s.intents.close()
+		}
 		if s.exQ != nil {
 			close(s.exQ)
 			<-s.exDone

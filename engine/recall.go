@@ -18,6 +18,7 @@ const MaxQueryBytes = 16 << 10
 // ranking is the result of scoring the candidates of one query.
 type ranking struct {
 	intent  score.Intent
+	by      string // what classified the intent: IntentByRequest, IntentByRules or IntentByModel
 	preset  score.Preset
 	weights map[string]float64
 	triage  *mnemo.Triage
@@ -53,7 +54,7 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 		}
 	}
 	hits := dd.kept
-	res := &mnemo.RecallResult{Intent: string(rk.intent), Preset: rk.preset.Name, Weights: rk.weights, Triage: rk.triage, Hits: make([]mnemo.RecallHit, len(hits))}
+	res := &mnemo.RecallResult{Intent: string(rk.intent), IntentBy: rk.by, Preset: rk.preset.Name, Weights: rk.weights, Triage: rk.triage, Hits: make([]mnemo.RecallHit, len(hits))}
 	for i, h := range hits {
 		r := h.Record
 		res.Hits[i] = mnemo.RecallHit{ID: r.ID, Score: h.Score, Factors: h.Factors, Text: r.Text, Layer: r.Layer, Kind: r.Kind,
@@ -126,11 +127,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if err != nil {
 		return nil, err
 	}
+	by := IntentByRequest
 	if intent == "" {
-		intent = score.Classify(query)
+		intent, by = s.classifyIntent(sc.Namespace, query) // the rules, or the model's earlier answer: intent_model.go
 	}
 	w := rc.Weights(intent)
-	rk := &ranking{intent: intent, preset: p, weights: w.Map(), dedup: rc.DedupThreshold}
+	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold}
 	if byFilter {
 		return s.rankFiltered(ctx, sc, f, p, w, withCore, rk)
 	}

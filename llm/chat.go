@@ -2,7 +2,8 @@
 // OpenAI-compatible /chat/completions endpoint (a local Ollama, llama.cpp
 // server or vLLM, or a hosted service) that answers JSON objects. It is
 // used only off the request path of recall and digest (push-mode
-// summaries, episodes, extraction from threads), always with a
+// summaries, episodes, extraction from threads, the intent of queries
+// the rules call general, asked in the background), always with a
 // deterministic fallback: on a timeout, a refusal or an answer that is not
 // the JSON object asked for, the caller's own rules make the result.
 package llm

@@ -40,6 +40,10 @@ type app struct {
 	key       string // --api-key for --server
 
 	indexMemory int64 // serve's --index-memory: bound of the store's in-memory indexes (0: none)
+	// intentModel: the process lives on (serve, mcp), so the chat model,
+	// when configured, is asked in the background for the intents the
+	// rules call general (engine.Config.IntentModel).
+	intentModel bool
 
 	store   store
 	dbLabel string // the database file, or the PostgreSQL URL without its password
@@ -224,6 +228,7 @@ func (a *app) engineConfig() (engine.Config, error) {
 		return cfg, err
 	}
 	cfg.Chat = chat
+	cfg.IntentModel = a.intentModel
 	if v := a.env("MNEMO_EXTRACT_EVERY"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1000 {

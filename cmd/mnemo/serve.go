@@ -136,6 +136,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 	if keep != 0 && (keep < 24*time.Hour || *expireEvery == 0) {
 		return usagef("--retention must be 0 or at least a day, and needs --expire-every")
 	}
+	a.intentModel = true
 	svc, err := a.service(ctx)
 	if err != nil {
 		return err
@@ -286,6 +287,7 @@ func cmdMCP(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	a.intentModel = true
 	svc, err := a.service(ctx)
 	if err != nil {
 		return err
