@@ -83,7 +83,7 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 				origin = ts[0]
 			}
 			n := 0
-			for _, r := range s.thes.Expand(w) {
+			for _, r := range s.thes.ExpandIn(w, q.lang) {
 				if n == maxThesaurusPerWord {
 					break
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/stem"
 )
 
@@ -43,6 +44,7 @@ import (
 type query struct {
 	text  string   // the content words, space-separated: what the channels search
 	terms []string // distinct index terms of the content words
+	lang  string   // "ru" or "uk" when the query is known to be in one (thesaurus.DetectLang)
 }
 
 // cleanQuery keeps the content words of q: not stopwords nor question
@@ -84,7 +86,7 @@ func cleanQuery(q string) query {
 	if len(words) > memindex.MaxQueryTokens {
 		words = words[:memindex.MaxQueryTokens]
 	}
-	return query{text: strings.Join(words, " "), terms: memindex.Terms(words, memindex.MaxQueryTokens)}
+	return query{text: strings.Join(words, " "), terms: memindex.Terms(words, memindex.MaxQueryTokens), lang: thesaurus.DetectLang(q)}
 }
 
 // queryStopwords are words that carry no topic in a question, beyond the

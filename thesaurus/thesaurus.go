@@ -325,7 +325,15 @@ func (t *Thesaurus) Prefetch(text string) {
 // never word itself (nor another word with its key). Each carries the
 // stemmed term to match, a weight below 1 and the resource it came from.
 // The result is shared: callers must not modify it.
-func (t *Thesaurus) Expand(word string) []Related {
+func (t *Thesaurus) Expand(word string) []Related { return t.ExpandIn(word, "") }
+
+// ExpandIn is Expand from the resources of one language only (an ISO 639-1
+// code, e.g. from DetectLang), or from every resource of the word's script
+// when lang is "": Russian and Ukrainian share a script and many spellings
+// whose meanings differ («оклад» is a salary in Russian, a setting in
+// Ukrainian), so a query known to be in one of them is expanded from its
+// own thesaurus only.
+func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 	if t == nil || len(t.res) == 0 {
 		return nil
 	}
@@ -333,17 +341,27 @@ func (t *Thesaurus) Expand(word string) []Related {
 	if len([]rune(stem.Word(folded))) < 2 {
 		return nil
 	}
+	sc := scriptOf(folded)
+	if lang != "" {
+		own := false
+		for _, r := range t.res {
+			own = own || r.script() == sc && r.source().Lang == lang
+		}
+		if !own {
+			lang = "" // no thesaurus of that language: use what there is
+		}
+	}
+	key := lang + "\x00" + folded
 	t.mu.Lock()
-	out, ok := t.cache[folded]
+	out, ok := t.cache[key]
 	t.mu.Unlock()
 	if ok {
 		return out
 	}
-	sc := scriptOf(folded)
 	q := newQuery(folded, sc)
 	c := &collector{self: q.keys, maxSenses: t.maxSenses, best: map[string]int{}}
 	for _, r := range t.res {
-		if r.script() != sc || r.ensure() != nil {
+		if r.script() != sc || lang != "" && r.source().Lang != lang || r.ensure() != nil {
 			continue
 		}
 		c.source = r.source().Name
@@ -354,9 +372,32 @@ func (t *Thesaurus) Expand(word string) []Related {
 	if len(t.cache) >= cacheSize {
 		clear(t.cache)
 	}
-	t.cache[folded] = out
+	t.cache[key] = out
 	t.mu.Unlock()
 	return out
+}
+
+// DetectLang tells Russian from Ukrainian text by the letters only one of
+// them writes (ы э ъ ё; і ї є ґ): "ru", "uk", or "" when the text has
+// neither (a short question often has none: «Коли перенесли нараду?») or
+// both, and for other scripts.
+func DetectLang(text string) string {
+	ru, uk := false, false
+	for _, r := range strings.ToLower(text) {
+		switch r {
+		case 'ы', 'э', 'ъ', 'ё':
+			ru = true
+		case 'і', 'ї', 'є', 'ґ':
+			uk = true
+		}
+	}
+	switch {
+	case ru && !uk:
+		return "ru"
+	case uk && !ru:
+		return "uk"
+	}
+	return ""
 }
 
 // scriptOf returns the script of w's first letter: Cyrillic or Latin (the
