@@ -63,7 +63,8 @@ type countCache struct {
 }
 
 // addLinked places, after each placed decision, the live decisions it
-// links to (depends_on first, then constrains, in the order named) that
+// links to (depends_on first, then constrains, in the order named) and
+// the principles it applies (Decision.Principles) that
 // are not placed yet, that the caller may see and that the digest's layer
 // filter admits, while they fit in left tokens (their section's header
 // included when it opens). It returns the tokens it used. A store error
@@ -79,7 +80,7 @@ func (s *Service) addLinked(ctx context.Context, sc mnemo.Scope, f mnemo.Filter,
 	for _, sec := range sectionOrder() {
 		for _, p := range sections[sec] {
 			if d := p.hit.Record.Decision; d != nil {
-				for _, id := range append(append([]string(nil), d.DependsOn...), d.Constrains...) {
+				for _, id := range linkIDs(d) {
 					if !have[id] && len(want) < maxLinkedPerDigest {
 						have[id] = true
 						want = append(want, id)
@@ -98,7 +99,7 @@ func (s *Service) addLinked(ctx context.Context, sc mnemo.Scope, f mnemo.Filter,
 	}
 	byID := make(map[string]*mnemo.Record, len(recs))
 	for _, r := range recs {
-		if r.Kind == mnemo.KindDecision && r.DeletedAt == nil && r.SupersededBy == "" && r.ValidTo == nil &&
+		if (r.Kind == mnemo.KindDecision || r.Kind == mnemo.KindPrinciple) && r.DeletedAt == nil && r.SupersededBy == "" && r.ValidTo == nil &&
 			(len(f.Layers) == 0 || containsLayer(f.Layers, r.Layer)) {
 			byID[r.ID] = r
 		}
@@ -113,7 +114,7 @@ func (s *Service) addLinked(ctx context.Context, sc mnemo.Scope, f mnemo.Filter,
 			if d == nil {
 				continue
 			}
-			for _, id := range append(append([]string(nil), d.DependsOn...), d.Constrains...) {
+			for _, id := range linkIDs(d) {
 				r := byID[id]
 				if r == nil {
 					continue
@@ -142,6 +143,16 @@ func (s *Service) addLinked(ctx context.Context, sc mnemo.Scope, f mnemo.Filter,
 		sections[sec] = out
 	}
 	return used
+}
+
+// linkIDs are the records a decision links to, in the order a digest
+// offers them: the decisions it depends on, those it constrains, the
+// principles it applies.
+func linkIDs(d *mnemo.Decision) []string {
+	ids := make([]string, 0, len(d.DependsOn)+len(d.Constrains)+len(d.Principles))
+	ids = append(ids, d.DependsOn...)
+	ids = append(ids, d.Constrains...)
+	return append(ids, d.Principles...)
 }
 
 // sectionOrder is the digest's sections in the order they are written.

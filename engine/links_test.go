@@ -148,3 +148,28 @@ func TestDigestLinksWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// A digest that places a decision shows the principles it applies and
+// offers them after it, as it offers the decisions it links to.
+func TestDigestOffersAppliedPrinciples(t *testing.T) {
+	f := open(t, "", nil)
+	ctx := context.Background()
+	p := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindPrinciple, Text: "Redundancy beats cost for every critical link."})
+	d := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Night passes go through Svalbard and Inuvik both.",
+		Decision: &mnemo.Decision{Title: "Two stations for night passes", Principles: []string{p[0].ID}}})
+	got, err := f.svc.Digest(ctx, mnemo.Caller{Name: "reader"}, mnemo.DigestRequest{Namespace: "ops", Task: "route the night passes", Budget: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Markdown, "  - applies: "+mnemo.ShortRef(p[0].ID)) {
+		t.Errorf("the decision's entry does not name its principle:\n%s", got.Markdown)
+	}
+	var order []string
+	for _, e := range got.Entries {
+		order = append(order, e.ID)
+	}
+	i := slices.Index(order, d[0].ID)
+	if i < 0 || len(order) < i+2 || order[i+1] != p[0].ID {
+		t.Errorf("entries %v: want the decision, then its principle\n%s", order, got.Markdown)
+	}
+}

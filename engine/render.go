@@ -53,6 +53,9 @@ func entryBody(r *mnemo.Record) string {
 		if len(d.Constrains) > 0 {
 			b.WriteString("\n  - constrains: " + oneLine(joinRefs(d.Constrains)))
 		}
+		if len(d.Principles) > 0 {
+			b.WriteString("\n  - applies: " + oneLine(joinRefs(d.Principles)))
+		}
 	}
 	if c := r.Correction; c != nil {
 		var parts []string
