@@ -61,8 +61,9 @@ type Entry struct {
 	// valid for; -1 once the row is gone.
 	Seq int64
 
-	off, dim   int // vector position in the namespace's contiguous slice; dim 0 = none
-	sk         int // sketch position in Namespace.signs; -1 = none
+	off, dim   int     // vector position in the namespace's contiguous slice; dim 0 = none
+	vs, ve     float32 // the vector's quantisation scale and error norm (quant.go)
+	sk         int     // sketch position in Namespace.signs; -1 = none
 	hash       uint64
 	dl         int32 // length in terms
 	tOff, tLen int32 // distinct term ids in keywordIndex.arena

@@ -1,15 +1,14 @@
 package memindex
 
 import (
-	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 )
 
 // Namespace holds one namespace of a store, its records keyed by the
-// store's row key K. vecs is one contiguous slice; each entry points into
-// it with off and dim. kw is the BM25 index of the text.
+// store's row key K. vecs holds every vector, normalised and quantised to
+// int8 with a scale per vector (quant.go), in one contiguous slice; each
+// entry points into it with off and dim. kw is the BM25 index of the text.
 //
 // A Namespace does no locking: the store guards it with one RWMutex,
 // writes (Upsert, Remove, Sketch, Loader) under the write lock, searches
@@ -18,7 +17,9 @@ type Namespace[K comparable] struct {
 	ents []Entry
 	pos  map[K]int      // key -> position in ents
 	byID map[string]int // id -> position in ents (removed rows dropped)
-	vecs []float32
+	vecs []int8
+	// vecBuf is scratch for one vector in float32 (under the write lock).
+	vecBuf []float32
 	// signs holds the sketch (see sketch) of every vector of dimension
 	// sketchDim, at Entry.sk: what Vector scans before rescoring exactly.
 	signs     []uint64
@@ -37,7 +38,7 @@ type Namespace[K comparable] struct {
 // dimension dim.
 func New[K comparable](count, dim int) *Namespace[K] {
 	return &Namespace[K]{pos: make(map[K]int, count), byID: make(map[string]int, count),
-		ents: make([]Entry, 0, count), vecs: make([]float32, 0, count*dim), kw: newKeywordIndex(count)}
+		ents: make([]Entry, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
 }
 
 // Len returns the number of entries, removed ones included.
@@ -112,24 +113,20 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 		n.vecWritten(i)
 	}
 	if dim > 0 {
-		v := n.vecs[e.off : e.off+dim]
-		var sum float64
-		for j := range v {
-			x := math.Float32frombits(binary.LittleEndian.Uint32(emb[4*j:]))
-			v[j] = x
-			sum += float64(x) * float64(x)
+		if cap(n.vecBuf) < dim {
+			n.vecBuf = make([]float32, dim)
 		}
-		if sum > 0 {
-			inv := float32(1 / math.Sqrt(sum))
-			for j := range v {
-				v[j] *= inv
-			}
-		}
+		v := n.vecBuf[:dim]
+		normalizeRaw(emb, v)
+		e.vs, e.ve = quantize(v, n.vecs[e.off:e.off+dim])
 		if n.sketching {
 			at := len(n.ents)
 			if ok {
 				at = i
 			}
+			// The sketch is of the stored (dequantised) vector, as a
+			// build from the stored vectors makes it.
+			dequantize(n.vecs[e.off:e.off+dim], e.vs, v)
 			e.sk = n.setSketch(e.sk, v, at)
 		}
 	} else {
@@ -295,7 +292,7 @@ func (n *Namespace[K]) BuildSketches() {
 		e := &n.ents[i]
 		e.sk = -1
 		if e.dim > 0 {
-			e.sk = n.setSketch(-1, n.vecs[e.off:e.off+e.dim], i)
+			e.sk = n.setSketch(-1, n.vector(e), i)
 		}
 	}
 }
@@ -312,7 +309,8 @@ type sketchBuild struct {
 	skEnt []int32
 	dim   int
 	buf   []float32
-	next  int // the next position to sketch
+	dq    []float32 // one vector dequantised
+	next  int       // the next position to sketch
 }
 
 // sketchChunk is how many entries a background build sketches per hold of
@@ -329,7 +327,7 @@ func (b *sketchBuild) touch(i int) {
 
 // step sketches the next chunk of entries, under the read lock, and
 // reports whether every entry of the snapshot is done.
-func (b *sketchBuild) step(vecs []float32, ents []Entry) bool {
+func (b *sketchBuild) step(vecs []int8, ents []Entry) bool {
 	if b.sks == nil {
 		for i := range b.count {
 			if ents[i].dim > 0 {
@@ -342,6 +340,7 @@ func (b *sketchBuild) step(vecs []float32, ents []Entry) bool {
 		b.signs = make([]uint64, 0, b.count*words)
 		b.skEnt = make([]int32, 0, b.count)
 		b.buf = make([]float32, words*64)
+		b.dq = make([]float32, b.dim)
 	}
 	words := sketchWords(b.dim)
 	end := min(b.next+sketchChunk, b.count)
@@ -351,7 +350,8 @@ func (b *sketchBuild) step(vecs []float32, ents []Entry) bool {
 		if b.dim > 0 && e.dim == b.dim {
 			b.sks[i] = len(b.signs)
 			b.signs = append(b.signs, make([]uint64, words)...)
-			sketch(vecs[e.off:e.off+e.dim], b.signs[b.sks[i]:b.sks[i]+words], b.buf)
+			dequantize(vecs[e.off:e.off+e.dim], e.vs, b.dq)
+			sketch(b.dq, b.signs[b.sks[i]:b.sks[i]+words], b.buf)
 			b.skEnt = append(b.skEnt, int32(i))
 		}
 	}
@@ -385,7 +385,7 @@ func (n *Namespace[K]) resketch(i int) {
 		e.sk = -1
 		return
 	}
-	e.sk = n.setSketch(e.sk, n.vecs[e.off:e.off+e.dim], i)
+	e.sk = n.setSketch(e.sk, n.vector(e), i)
 }
 
 // buildSketchesAsync runs build b: it sketches the entries a chunk at a

@@ -12,7 +12,8 @@ import "unsafe"
 //     their strings (ID, layer, kind, scope, component, mission, thread,
 //     outcome, tags), averaged over a sample of up to sampleEntries
 //     entries and scaled to all of them;
-//   - the vectors (float32) and the sign sketches with their slot table;
+//   - the vectors (int8 codes; each entry's scale and error norm are in
+//     the Entry) and the sign sketches with their slot table;
 //   - the maps by row key and by id, at (key + value + 1 control byte)
 //     × mapSlack per element: Go's maps keep groups of 8 slots at most 7/8
 //     full and grow by doubling;
@@ -40,7 +41,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	keySz := int64(unsafe.Sizeof(k))
 	b := int64(cap(n.ents))*entrySz + n.stringBytes()
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
-	b += 4*int64(cap(n.vecs)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
+	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
 	kw := &n.kw
 	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes
 	b += int64(cap(kw.postings)) * sliceHdr
@@ -57,7 +58,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	}
 	b += 4*int64(cap(n.vcrc)) + 8*int64(cap(n.vok))
 	if bd := n.build; bd != nil {
-		b += 8*int64(cap(bd.sks)) + 8*int64(cap(bd.signs)) + 4*int64(cap(bd.skEnt)) + 4*int64(cap(bd.buf)) + 8*int64(cap(bd.dirty))
+		b += 8*int64(cap(bd.sks)) + 8*int64(cap(bd.signs)) + 4*int64(cap(bd.skEnt)) + 4*int64(cap(bd.buf)) + 4*int64(cap(bd.dq)) + 8*int64(cap(bd.dirty))
 	}
 	return b
 }

@@ -63,7 +63,7 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 		if got := int(n.skEnt[e.sk/words]); got != i {
 			t.Fatalf("sketch slot of entry %d names entry %d", i, got)
 		}
-		sketch(n.vecs[e.off:e.off+e.dim], want, buf)
+		sketch(n.vector(e), want, buf)
 		if !slices.Equal(n.signs[e.sk:e.sk+words], want) {
 			t.Fatalf("entry %d (%s): sketch is not that of its current vector", i, e.ID)
 		}
@@ -96,8 +96,12 @@ func checkSelfSearch(t *testing.T, n *Namespace[int], from int, also ...int) {
 		if e.dim != testDim || e.Deleted {
 			continue
 		}
-		q := n.vecs[e.off : e.off+e.dim]
-		got := n.sketchSearch(q, c, 1)
+		q := slices.Clone(n.vector(e))
+		cs := n.sketchSearch(q, 1, c, 1)
+		if cs == nil {
+			t.Fatalf("sketch search for the vector of %s found too few candidates", e.ID)
+		}
+		got := n.rescore(q, cs, 1, nil)
 		exact := n.exactTop(q, c, 1)
 		if len(got) == 0 || got[0].ID != e.ID || !slices.Equal(got, exact) {
 			t.Fatalf("sketch search for the vector of %s: %v, exact scan: %v", e.ID, got, exact)

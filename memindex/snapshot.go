@@ -20,7 +20,8 @@ import (
 // its rows again.
 //
 // A snapshot holds everything a Namespace searches with: the entries'
-// filter fields, the normalised vectors, the sign sketches, the inverted
+// filter fields, the quantised vectors (int8 codes, and each vector's scale
+// and error norm: quant.go), the sign sketches, the inverted
 // index (terms, postings, each entry's distinct terms) and each thread's
 // order. Removed entries are left out and positions renumbered in order,
 // so a snapshot of a namespace equals one of the namespace rebuilt from
@@ -45,7 +46,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 2       // 2: entries' operators follow their tags
+	snapVersion = 3       // 2: entries' operators follow their tags; 3: int8 vectors and their scales
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -67,6 +68,7 @@ const (
 	secThreadPos
 	secSkEnt
 	secVecCRC
+	secVecMeta
 	secVecs
 	secSigns
 	numSections
@@ -381,9 +383,17 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		e := &n.ents[i]
 		c := uint32(0)
 		if e.dim > 0 {
-			c = crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli())
+			c = crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli())
 		}
 		sw.u32(c)
+	}
+	sw.end()
+
+	sw.begin(secVecMeta, 8)
+	for _, i := range live {
+		e := &n.ents[i]
+		sw.u32(math.Float32bits(e.vs))
+		sw.u32(math.Float32bits(e.ve))
 	}
 	sw.end()
 
@@ -391,14 +401,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	for _, i := range live {
 		e := &n.ents[i]
 		if e.dim > 0 {
-			v := n.vecs[e.off : e.off+e.dim]
-			if littleEndian {
-				sw.write(floatBytes(v))
-			} else {
-				for _, x := range v {
-					sw.u32(math.Float32bits(x))
-				}
-			}
+			sw.write(int8Bytes(n.vecs[e.off : e.off+e.dim]))
 		}
 	}
 	sw.end()
@@ -552,7 +555,7 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGr
 	}
 	defer wait()
 	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
-		secPostings, secArena, secThreads, secThreadPos, secSkEnt, secVecCRC} {
+		secPostings, secArena, secThreads, secThreadPos, secSkEnt, secVecCRC, secVecMeta} {
 		if err := f.check(i, f.section(i)); err != nil {
 			return nil, h, err
 		}
@@ -600,7 +603,11 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	for i, r := range tagRefs {
 		tags[i] = strs[r]
 	}
-	vecs := castSlice[float32](vecB)
+	vecs := castSlice[int8](vecB)
+	vmeta := castSlice[float32](f.section(secVecMeta))
+	if len(vmeta) != 2*f.ents {
+		return nil, snapErr("vector scales")
+	}
 	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
 		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), vecs: vecs, kw: newKeywordIndex(f.ents)}
 	arena := castSlice[int32](f.section(secArena))
@@ -663,6 +670,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		fl := le.Uint32(b[124:])
 		e.Deleted = fl&1 != 0
 		e.indexed = fl&2 != 0
+		e.vs, e.ve = vmeta[2*i], vmeta[2*i+1]
 		if e.dim > 0 && e.off+e.dim > len(vecs) {
 			return nil, snapErr("vector of entry %d out of bounds", i)
 		}
@@ -761,12 +769,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	return n, nil
 }
 
-// floatBytes views v as bytes (little-endian hosts).
-func floatBytes(v []float32) []byte {
+// int8Bytes views v as bytes.
+func int8Bytes(v []int8) []byte {
 	if len(v) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v))
 }
 
 // snapVecs checks the vectors of a namespace read from a snapshot as they
@@ -790,7 +798,7 @@ func (n *Namespace[K]) vecOK(i int) bool {
 		return true
 	}
 	e := &n.ents[i]
-	if e.dim > 0 && crc32.Checksum(floatBytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
+	if e.dim > 0 && crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
 		n.corrupt.Store(true)
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -38,16 +39,33 @@ func Normalize(v []float32) ([]float32, error) {
 }
 
 // Vector returns up to n entries passing c ranked by cosine similarity to
-// the unit vector q (see Normalize), best first, ties by descending id.
+// the unit vector q (see Normalize), best first, ties by descending id,
+// scored from the quantised vectors alone: each score is within
+// ‖q‖·ve + scoreSlack of the exact cosine (quant.go), so the ranking can
+// differ from an exact one only between candidates that close. Stores call
+// VectorExact.
+func (idx *Namespace[K]) Vector(q []float32, c *Cond, n int) []mnemo.Hit {
+	return idx.VectorExact(q, c, n, nil)
+}
+
+// VectorExact is Vector whose final candidates are rescored exactly from
+// the float32 vectors exact supplies: the answer is the ranking, and the
+// scores, of a search of the float32 vectors themselves (for every
+// candidate exact supplies; the others keep the score of their codes).
 // Entries without a vector of q's dimension are skipped. Large namespaces
 // are searched through their sketches when those find enough candidates.
-func (idx *Namespace[K]) Vector(q []float32, c *Cond, n int) []mnemo.Hit {
+func (idx *Namespace[K]) VectorExact(q []float32, c *Cond, n int, exact Exact) []mnemo.Hit {
 	if n <= 0 {
 		return nil
 	}
+	qn := 0.0
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	qn = math.Sqrt(qn)
 	if idx.sketching && idx.sketchDim == len(q) {
-		if hits := idx.sketchSearch(q, c, n); hits != nil {
-			return hits
+		if cs := idx.sketchSearch(q, qn, c, n); cs != nil {
+			return idx.rescore(q, cs, n, exact)
 		}
 	}
 
@@ -56,7 +74,7 @@ func (idx *Namespace[K]) Vector(q []float32, c *Cond, n int) []mnemo.Hit {
 	if len(idx.ents) >= 20000 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
-	parts := make([]hitHeap, workers)
+	parts := make([]collector, workers)
 	var wg sync.WaitGroup
 	chunk := (len(idx.ents) + workers - 1) / workers
 	for w := range workers {
@@ -64,27 +82,114 @@ func (idx *Namespace[K]) Vector(q []float32, c *Cond, n int) []mnemo.Hit {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := make(hitHeap, 0, n+1)
+			cl := &parts[w]
 			for i := lo; i < hi; i++ {
 				e := &idx.ents[i]
 				if e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) {
 					continue
 				}
-				score := dot(q, idx.vecs[e.off:e.off+e.dim])
-				if len(h) < n {
-					heap.Push(&h, scored{i, score})
-				} else if score > h[0].score {
-					h[0] = scored{i, score}
-					heap.Fix(&h, 0)
-				}
+				cl.add(idx.candidate(q, qn, i), n)
 			}
-			parts[w] = h
 		}()
 	}
 	wg.Wait()
-	var all []scored
+	var all []cand
 	for _, p := range parts {
-		all = append(all, p...)
+		all = append(all, p.keep...)
+	}
+	return idx.rescore(q, all, n, exact)
+}
+
+// cand is a candidate scored from its codes: a the approximate cosine, e
+// the bound of its difference from the exact one.
+type cand struct {
+	i    int
+	a, e float64
+}
+
+// candidate scores entry position i from its codes.
+func (idx *Namespace[K]) candidate(q []float32, qn float64, i int) cand {
+	e := &idx.ents[i]
+	return cand{i, float64(e.vs) * dotCodes(q, idx.vecs[e.off:e.off+e.dim]), qn*float64(e.ve) + scoreSlack}
+}
+
+// collector keeps, of the candidates added, those that may be in the top
+// n: every candidate whose upper bound reaches the n-th largest lower
+// bound seen so far (which only grows).
+type collector struct {
+	lows lowHeap // the n largest lower bounds
+	keep []cand
+}
+
+func (cl *collector) add(x cand, n int) {
+	lo := x.a - x.e
+	if len(cl.lows) < n {
+		heap.Push(&cl.lows, lo)
+		cl.keep = append(cl.keep, x)
+		return
+	}
+	if x.a+x.e < cl.lows[0] {
+		return
+	}
+	if lo > cl.lows[0] {
+		cl.lows[0] = lo
+		heap.Fix(&cl.lows, 0)
+	}
+	cl.keep = append(cl.keep, x)
+}
+
+// lowHeap is a min-heap of lower bounds.
+type lowHeap []float64
+
+func (h lowHeap) Len() int           { return len(h) }
+func (h lowHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h lowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lowHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *lowHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// rescore returns the top n of the candidates cs: those that may be in it
+// (upper bound at least the n-th largest lower bound) are scored exactly
+// when exact supplies their vectors, from their codes otherwise, then
+// ranked.
+func (idx *Namespace[K]) rescore(q []float32, cs []cand, n int, exact Exact) []mnemo.Hit {
+	if len(cs) > n {
+		lows := make([]float64, len(cs))
+		for k, x := range cs {
+			lows[k] = x.a - x.e
+		}
+		slices.Sort(lows)
+		cut := lows[len(lows)-n]
+		kept := cs[:0]
+		for _, x := range cs {
+			if x.a+x.e >= cut {
+				kept = append(kept, x)
+			}
+		}
+		cs = kept
+	}
+	all := make([]scored, len(cs))
+	for k, x := range cs {
+		all[k] = scored{x.i, float32(x.a)}
+	}
+	if exact != nil && len(cs) > 0 {
+		ids := make([]string, len(cs))
+		seqs := make([]int64, len(cs))
+		for k, x := range cs {
+			ids[k], seqs[k] = idx.ents[x.i].ID, idx.ents[x.i].Seq
+		}
+		vs := exact(ids, seqs)
+		buf := make([]float32, len(q))
+		for k, x := range cs {
+			if k < len(vs) && len(vs[k]) == len(q) && idx.ents[x.i].dim == len(q) {
+				normalizeVec(vs[k], buf)
+				all[k].score = dot(q, buf)
+			}
+		}
 	}
 	idx.sortHits(all)
 	if len(all) > n {
@@ -135,20 +240,6 @@ type scored struct {
 	score float32
 }
 
-// hitHeap is a min-heap on score: its root is the worst kept hit.
-type hitHeap []scored
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return h[i].score < h[j].score }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // sketchMin is the namespace size from which Vector scans sign sketches
 // first instead of every vector; they are built when the namespace is
 // loaded. From sketchAsyncMin on they are built in the background and used
@@ -162,10 +253,11 @@ const (
 // vector (one bit per dimension, a random-hyperplane sketch, since hashed
 // and learned embeddings alike spread their coordinates evenly) are
 // compared with the query's by Hamming distance, which tracks the angle;
-// the closest sketchPool candidates are then rescored exactly with the
-// stored float vectors. It reads 1/32 of the memory of a full scan. It
-// returns nil when the filters leave too few candidates.
-func (idx *Namespace[K]) sketchSearch(q []float32, c *Cond, n int) []mnemo.Hit {
+// the closest sketchPool candidates are then scored from their codes
+// (qn is ‖q‖), and those that may be in the top n returned for rescoring.
+// It reads 1/8 of the memory of a full scan of the codes. It returns nil
+// when the filters leave too few candidates.
+func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) []cand {
 	words := sketchWords(len(q))
 	qs := make([]uint64, words)
 	sketch(q, qs, make([]float32, words*64))
@@ -194,8 +286,8 @@ func (idx *Namespace[K]) sketchSearch(q []float32, c *Cond, n int) []mnemo.Hit {
 		}
 	}
 	// Pass 2: entries whose sketch is within the cut pass the filters and
-	// are rescored exactly.
-	h := make(hitHeap, 0, n+1)
+	// are scored from their codes.
+	var cl collector
 	admitted := 0
 	for k, d := range dist {
 		if int(d) > cut {
@@ -207,20 +299,15 @@ func (idx *Namespace[K]) sketchSearch(q []float32, c *Cond, n int) []mnemo.Hit {
 			continue
 		}
 		admitted++
-		score := dot(q, idx.vecs[e.off:e.off+e.dim])
-		if len(h) < n {
-			heap.Push(&h, scored{i, score})
-		} else if score > h[0].score {
-			h[0] = scored{i, score}
-			heap.Fix(&h, 0)
-		}
+		cl.add(idx.candidate(q, qn, i), n)
 	}
 	if admitted < n && admitted < pool {
 		return nil // selective filters: the caller scans exactly
 	}
-	all := []scored(h)
-	idx.sortHits(all)
-	return idx.hits(all)
+	if cl.keep == nil {
+		cl.keep = []cand{}
+	}
+	return cl.keep
 }
 
 // sketchPool is how many sketch-nearest candidates are rescored for a top n.

@@ -154,5 +154,35 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		return nil, fmt.Errorf("postgres: vector: %w", err)
 	}
 	defer s.idx.mu.RUnlock()
-	return idx.Vector(q, memindex.Compile(sc, f, s.now()), n), nil
+	return idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc.Namespace)), nil
+}
+
+// exactVectors returns the source of the float32 vectors that a vector
+// search of namespace ns rescores its final candidates with (the index
+// holds them quantised; see memindex.Exact): the rows' as they are now,
+// one query for all of them. It runs under the index's read lock.
+func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
+	return func(ids []string, _ []int64) [][]float32 {
+		out := make([][]float32, len(ids))
+		at := make(map[string]int, len(ids))
+		for k, id := range ids {
+			at[id] = k
+		}
+		rows, err := s.pool.Query(ctx, `SELECT id, embedding FROM records WHERE namespace = $1 AND id = ANY($2::text[])`, ns, validIDs(ids))
+		if err != nil {
+			return out // the candidates keep the scores of their codes
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var emb []byte
+			if rows.Scan(&id, &emb) != nil {
+				break
+			}
+			if k, ok := at[id]; ok {
+				out[k] = decodeVector(emb)
+			}
+		}
+		return out
+	}
 }

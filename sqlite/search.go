@@ -213,7 +213,7 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: vector: %w", err)
 		}
-		hits := idx.Vector(q, memindex.Compile(sc, f, s.now()), n)
+		hits := idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc.Namespace))
 		corrupt := idx.Corrupt()
 		s.idx.mu.RUnlock()
 		if !corrupt || try > 0 {
@@ -222,6 +222,56 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		// A vector of the snapshot the index was read from is damaged:
 		// load the namespace from its rows and search again.
 		s.dropSnapshotIndex(sc.Namespace, idx)
+	}
+}
+
+// exactVectors returns the source of the float32 vectors that a vector
+// search of namespace ns rescores its final candidates with (the index
+// holds them quantised; see memindex.Exact): the record cache's copy when
+// it holds the row at the index's version, else the row's, when its seq
+// is still the index's. It runs under the index's read lock.
+func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
+	return func(ids []string, seqs []int64) [][]float32 {
+		out := make([][]float32, len(ids))
+		var miss []int
+		for k, id := range ids {
+			if s.cache != nil {
+				if r := s.cache.get(ns, id, seqs[k]); r != nil {
+					out[k] = r.Embedding
+					continue
+				}
+			}
+			miss = append(miss, k)
+		}
+		const chunk = 500
+		for start := 0; start < len(miss); start += chunk {
+			part := miss[start:min(start+chunk, len(miss))]
+			args := make([]any, 0, len(part)+1)
+			args = append(args, ns)
+			at := make(map[string]int, len(part))
+			for _, k := range part {
+				args = append(args, ids[k])
+				at[ids[k]] = k
+			}
+			rows, err := s.rdb.QueryContext(ctx, `SELECT id, seq, embedding FROM records WHERE namespace = ? AND id IN (?`+
+				strings.Repeat(",?", len(part)-1)+`)`, args...)
+			if err != nil {
+				return out // the rest keep the scores of their codes
+			}
+			for rows.Next() {
+				var id string
+				var seq int64
+				var emb sql.RawBytes
+				if rows.Scan(&id, &seq, &emb) != nil {
+					break
+				}
+				if k, ok := at[id]; ok && seq == seqs[k] {
+					out[k] = decodeVector(emb)
+				}
+			}
+			rows.Close()
+		}
+		return out
 	}
 }
 

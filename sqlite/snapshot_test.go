@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -313,8 +312,7 @@ func TestSnapshotRefused(t *testing.T) {
 // vectorAt is where the snapshot holds vector v (normalised).
 func vectorAt(t *testing.T, snap []byte, v []float32) int {
 	t.Helper()
-	unit, _ := memindex.Normalize(v)
-	at := bytes.Index(snap, unsafe.Slice((*byte)(unsafe.Pointer(&unit[0])), 4*len(unit)))
+	at := bytes.Index(snap, memindex.VectorCodes(v))
 	if at < 0 {
 		t.Fatal("the vector is not in the snapshot")
 	}
