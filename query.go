@@ -20,6 +20,11 @@ const (
 	// whole is about the query, relative to the thread it is most about;
 	// present only for records of a thread under a preset that weighs it.
 	FactorThread = "thread"
+	// FactorLearned is the learned channel's evidence (the record's
+	// similarity to the query in the semantic model learned from the
+	// namespace, above what unrelated records reach, scaled to 0..1);
+	// present when the namespace has a model.
+	FactorLearned = "learned"
 )
 
 // Factors is a score's breakdown: factor name to value (and, for ranking
@@ -29,7 +34,7 @@ type Factors map[string]float64
 
 // factorOrder is the order Factors are written in; other keys follow, sorted.
 var factorOrder = []string{FactorSemantic, FactorKeyword, FactorRecency, FactorImportance,
-	FactorConfidence, FactorFrequency, FactorCriticality, FactorThread, "gate", "kind_boost"}
+	FactorConfidence, FactorFrequency, FactorCriticality, FactorThread, FactorLearned, "gate", "kind_boost"}
 
 // MarshalJSON writes the factors as a JSON object in a fixed key order.
 func (f Factors) MarshalJSON() ([]byte, error) {

@@ -121,3 +121,40 @@ func TestLearnedChannel(t *testing.T) {
 		t.Fatalf("training with the channel off: %v", err)
 	}
 }
+
+// TestLearnedFactor: with a model, the answer carries the learned
+// channel's weight and every hit its learned evidence, in 0..1; without
+// one, neither.
+func TestLearnedFactor(t *testing.T) {
+	ctx := context.Background()
+	f := open(t, "", nil)
+	f.remember(t, "pets", synonymCorpus(rand.New(rand.NewSource(5)))...)
+	query := mnemo.RecallRequest{Namespace: "pets", Query: "kitten whiskers", K: 20}
+	res, err := f.svc.Recall(ctx, admin, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Weights[mnemo.FactorLearned]; ok || len(res.Hits) == 0 {
+		t.Fatalf("before training: weights %v, %d hits", res.Weights, len(res.Hits))
+	}
+	if _, err := f.svc.TrainSemantic(ctx, "pets"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = f.svc.Recall(ctx, admin, query); err != nil {
+		t.Fatal(err)
+	}
+	if res.Weights[mnemo.FactorLearned] != 0.3 {
+		t.Errorf("weights %v: want learned 0.3", res.Weights)
+	}
+	some := false
+	for i, h := range res.Hits {
+		v, ok := h.Factors[mnemo.FactorLearned]
+		if !ok || v < 0 || v > 1 {
+			t.Errorf("hit %d %q: learned factor %v (%v)", i, h.Text, v, ok)
+		}
+		some = some || v > 0
+	}
+	if !some {
+		t.Errorf("no hit has learned evidence: %+v", res.Hits)
+	}
+}

@@ -167,6 +167,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if lm != nil {
 		fl.learnedNull = lm.textNull
 		qLearn = lm.m.Embed(cq.text)
+		rk.weights[mnemo.FactorLearned] = learnedWeight
 	}
 	exps, err := s.keepExpansions(ctx, sc, fl, s.expand(cq, lm))
 	if err != nil {
@@ -242,6 +243,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		kwHit    bool    // found by a keyword search (own or related terms)
 		inVector bool
 		why      *mnemo.Why
+		learned  float64 // the learned channel's strength (learned.strength)
 	}
 	cands := make(map[string]*cand, len(kwHits)+len(vHits)+len(core))
 	get := func(id string) *cand {
@@ -336,9 +338,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			// gained it).
 			var learnedSim func() float64
 			if qLearn != nil {
-				learnedSim = func() float64 { return dot(qLearn, lm.m.Embed(r.SearchText())) }
+				learnedSim = func() float64 { return lm.sim(qLearn, r) }
 			}
 			why, ok := fl.judge(r, c.sem, c.bm25, c.kwHit || !complete, learnedSim)
+			if ok && qLearn != nil {
+				c.learned = lm.strength(qLearn, r)
+			}
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true
 			}
@@ -385,6 +390,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			sv = p.GatedScore(w, fa, gate)
 		} else {
 			sv = p.Score(w, fa)
+		}
+		if qLearn != nil && alpha == 0 {
+			// The learned channel, fused with the rest at its weight.
+			factors[mnemo.FactorLearned] = round4(c.learned)
+			sv = (1-learnedWeight)*sv + learnedWeight*c.learned
 		}
 		if threadMass != nil && r.Thread != "" {
 			th := score.ThreadFactor(threadMass[r.Thread], bestThread)
