@@ -77,6 +77,19 @@ func (c *recordCache) get(ns, id string, seq int64) *mnemo.Record {
 	return out
 }
 
+// vector returns the vector of the cached record id of namespace ns at
+// version seq (read-only, shared), or nil.
+func (c *recordCache) vector(ns, id string, seq int64) []float32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[mnemo.RecordKey{Namespace: ns, ID: id}]
+	if !ok || el.Value.(*cacheItem).seq != seq {
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheItem).rec.Embedding
+}
+
 // touch adds one access at time at to each cached record of ids (an id
 // listed twice counts twice), as Touch did to the rows.
 func (c *recordCache) touch(ns string, ids []string, at time.Time) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -215,32 +216,16 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 		if err != nil {
 			return err
 		}
-		ins, err := tx.PrepareContext(ctx, insertSQL)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		rev, err := tx.PrepareContext(ctx, revisionSQL)
-		if err != nil {
-			return err
-		}
-		defer rev.Close()
-		for _, r := range recs {
-			res, err := ins.ExecContext(ctx, recordArgs(r, seq)...)
-			if err != nil {
-				return fmt.Errorf("record %s: %w", r.ID, err)
+		for start := 0; start < len(recs); start += insertChunk {
+			part := recs[start:min(start+insertChunk, len(recs))]
+			n, err := s.insertMany(ctx, tx, part, seq, at, action, actor)
+			if errors.Is(err, errInsertOne) {
+				n, err = s.insertEach(ctx, tx, part, seq, at, action, actor)
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				skipped++
-				continue
-			}
-			snap, err := json.Marshal(r)
 			if err != nil {
 				return err
 			}
-			if _, err := rev.ExecContext(ctx, r.ID, r.Namespace, at, action, actor, string(snap)); err != nil {
-				return err
-			}
+			skipped += n
 		}
 		return nil
 	})
@@ -248,6 +233,117 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 		return 0, fmt.Errorf("sqlite: insert: %w", err)
 	}
 	return skipped, nil
+}
+
+// insertChunk is how many records one INSERT statement writes (29 values
+// each: SQLite takes at most 32,766 per statement).
+const insertChunk = 500
+
+// errInsertOne asks for the records to be inserted one statement each.
+var errInsertOne = errors.New("insert one at a time")
+
+// insertMany inserts recs with one INSERT statement and their revisions
+// with another, and returns how many it skipped (an id the namespace holds
+// already, or one earlier in recs). One statement matters: FTS5 writes its
+// pending terms to disk at every statement that changes it, so a statement
+// per record leaves a segment per record to merge, most of a write's cost.
+// A statement that fails is undone alone and returned as errInsertOne,
+// for insertEach to report which record it was.
+func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
+	args := make([]any, 0, len(recs)*len(writeColumns))
+	for _, r := range recs {
+		args = append(args, recordArgs(r, seq)...)
+	}
+	rows, err := tx.QueryContext(ctx, insertManySQL(len(recs)), args...)
+	if err != nil {
+		return 0, errInsertOne
+	}
+	type key struct{ ns, id string }
+	inserted := make(map[key]bool, len(recs))
+	for rows.Next() {
+		var k key
+		if err := rows.Scan(&k.ns, &k.id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		inserted[k] = true
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, errInsertOne
+	}
+	skipped := 0
+	revs := make([]any, 0, 6*len(recs))
+	for _, r := range recs {
+		// Of the records of one id, the first was inserted.
+		if k := (key{r.Namespace, r.ID}); inserted[k] {
+			delete(inserted, k)
+		} else {
+			skipped++
+			continue
+		}
+		snap, err := json.Marshal(r)
+		if err != nil {
+			return 0, err
+		}
+		revs = append(revs, r.ID, r.Namespace, at, action, actor, string(snap))
+	}
+	if len(revs) > 0 {
+		if _, err := tx.ExecContext(ctx, revisionManySQL(len(revs)/6), revs...); err != nil {
+			return 0, err
+		}
+	}
+	return skipped, nil
+}
+
+// insertEach inserts recs one statement each (see insertMany) and returns
+// how many it skipped.
+func (s *Store) insertEach(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
+	ins, err := tx.PrepareContext(ctx, insertSQL)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	rev, err := tx.PrepareContext(ctx, revisionSQL)
+	if err != nil {
+		return 0, err
+	}
+	defer rev.Close()
+	skipped := 0
+	for _, r := range recs {
+		res, err := ins.ExecContext(ctx, recordArgs(r, seq)...)
+		if err != nil {
+			return 0, fmt.Errorf("record %s: %w", r.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			skipped++
+			continue
+		}
+		snap, err := json.Marshal(r)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := rev.ExecContext(ctx, r.ID, r.Namespace, at, action, actor, string(snap)); err != nil {
+			return 0, err
+		}
+	}
+	return skipped, nil
+}
+
+// insertManySQL is the INSERT of n records that returns the namespace and
+// id of each it inserted.
+func insertManySQL(n int) string {
+	row := "(?" + strings.Repeat(", ?", len(writeColumns)-1) + ")"
+	return `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES ` + row +
+		strings.Repeat(", "+row, n-1) + ` ON CONFLICT (namespace, id) DO NOTHING RETURNING namespace, id`
+}
+
+// revisionManySQL is revisionSQL for n revisions.
+func revisionManySQL(n int) string {
+	row := "(?, ?, ?, ?, ?, ?)"
+	return `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES ` + row + strings.Repeat(", "+row, n-1)
 }
 
 // Update replaces the stored record with rec's namespace and id.

@@ -213,7 +213,7 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: vector: %w", err)
 		}
-		hits := idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc.Namespace))
+		hits := idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc))
 		corrupt := idx.Corrupt()
 		s.idx.mu.RUnlock()
 		if !corrupt || try > 0 {
@@ -227,49 +227,33 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 
 // exactVectors returns the source of the float32 vectors that a vector
 // search of namespace ns rescores its final candidates with (the index
-// holds them quantised; see memindex.Exact): the record cache's copy when
-// it holds the row at the index's version, else the row's, when its seq
-// is still the index's. It runs under the index's read lock.
-func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
+// holds them quantised; see memindex.Exact): the record cache's copy of
+// the row at the index's version. Rows it lacks are read whole into the
+// cache, since the engine reads the records of the hits next (GetMany);
+// a row changed since the index's version is not used. It runs under the
+// index's read lock.
+func (s *Store) exactVectors(ctx context.Context, sc mnemo.Scope) memindex.Exact {
 	return func(ids []string, seqs []int64) [][]float32 {
 		out := make([][]float32, len(ids))
-		var miss []int
-		for k, id := range ids {
-			if s.cache != nil {
-				if r := s.cache.get(ns, id, seqs[k]); r != nil {
-					out[k] = r.Embedding
-					continue
-				}
-			}
-			miss = append(miss, k)
+		if s.cache == nil {
+			return out // the candidates keep the scores of their codes
 		}
-		const chunk = 500
-		for start := 0; start < len(miss); start += chunk {
-			part := miss[start:min(start+chunk, len(miss))]
-			args := make([]any, 0, len(part)+1)
-			args = append(args, ns)
-			at := make(map[string]int, len(part))
-			for _, k := range part {
-				args = append(args, ids[k])
-				at[ids[k]] = k
+		var miss []string
+		for k, id := range ids {
+			if out[k] = s.cache.vector(sc.Namespace, id, seqs[k]); out[k] == nil {
+				miss = append(miss, id)
 			}
-			rows, err := s.rdb.QueryContext(ctx, `SELECT id, seq, embedding FROM records WHERE namespace = ? AND id IN (?`+
-				strings.Repeat(",?", len(part)-1)+`)`, args...)
-			if err != nil {
-				return out // the rest keep the scores of their codes
+		}
+		if len(miss) == 0 {
+			return out
+		}
+		if _, err := s.getMany(ctx, sc, miss, make(map[string]bool, len(miss)), true); err != nil {
+			return out
+		}
+		for k, id := range ids {
+			if out[k] == nil {
+				out[k] = s.cache.vector(sc.Namespace, id, seqs[k])
 			}
-			for rows.Next() {
-				var id string
-				var seq int64
-				var emb sql.RawBytes
-				if rows.Scan(&id, &seq, &emb) != nil {
-					break
-				}
-				if k, ok := at[id]; ok && seq == seqs[k] {
-					out[k] = decodeVector(emb)
-				}
-			}
-			rows.Close()
 		}
 		return out
 	}

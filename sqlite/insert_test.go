@@ -1,0 +1,156 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
+)
+
+// TestInsertBatchSkips checks Insert's skipping across the statements a
+// large batch is written with: an id the namespace holds, and an id met
+// twice in the batch (the first is written) are skipped, with one create
+// revision per record written.
+func TestInsertBatchSkips(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, filepath.Join(t.TempDir(), "i.db"), Options{})
+	now := time.Now().UTC()
+	rec := func(id, text string) *mnemo.Record {
+		return &mnemo.Record{ID: id, Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
+			Text: text, CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: []float32{1, 2, 3}}
+	}
+	if _, err := s.Insert(ctx, []*mnemo.Record{rec("old", "stored before")}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	var recs []*mnemo.Record
+	for i := range 2*insertChunk + 10 {
+		recs = append(recs, rec(fmt.Sprintf("r%04d", i), fmt.Sprintf("text %d", i)))
+	}
+	recs[insertChunk+3] = rec("old", "again")          // in the namespace already
+	recs[insertChunk+7] = rec("r0002", "second r0002") // earlier in the batch, another statement
+	recs[5] = rec("r0004", "second r0004")             // earlier in the batch, same statement
+	skipped, err := s.Insert(ctx, recs, "", "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped != 3 {
+		t.Fatalf("skipped %d, want 3", skipped)
+	}
+	sc := mnemo.Scope{Namespace: "ns"}
+	for id, want := range map[string]string{"old": "stored before", "r0002": "text 2", "r0004": "text 4", "r1009": "text 1009"} {
+		r, err := s.Get(ctx, sc, id)
+		if err != nil || r.Text != want {
+			t.Fatalf("%s: %v, %v; want text %q", id, r, err, want)
+		}
+		hist, err := s.History(ctx, sc, id)
+		if err != nil || len(hist) != 1 || hist[0].Action != "create" {
+			t.Fatalf("history of %s: %+v, %v", id, hist, err)
+		}
+	}
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM revisions`).Scan(&n); err != nil || n != len(recs)-3+1 {
+		t.Fatalf("%d revisions, %v; want %d", n, err, len(recs)-3+1)
+	}
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM records_fts WHERE records_fts MATCH 'text'`).Scan(&n); err != nil || n != len(recs)-3 {
+		t.Fatalf("%d records in the full-text index, %v; want %d", n, err, len(recs)-3)
+	}
+}
+
+// TestVectorExactScores checks that vector searches, whose index holds the
+// vectors quantised, answer as an exact scan of the stored float32 vectors
+// does: the same ids in the same order, with their cosines, whether the
+// rescored records come from the rows or from the record cache; with the
+// sketches (from 2,000 records), the hits' exact cosines.
+func TestVectorExactScores(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, filepath.Join(t.TempDir(), "v.db"), Options{})
+	now := time.Now().UTC()
+	rng := rand.New(rand.NewSource(4))
+	var recs []*mnemo.Record
+	for i := range 2500 {
+		v := make([]float32, 48)
+		for j := range v {
+			if rng.Intn(4) == 0 {
+				v[j] = float32(rng.NormFloat64())
+			}
+		}
+		v[rng.Intn(len(v))] = 1
+		recs = append(recs, &mnemo.Record{ID: fmt.Sprintf("r%05d", i), Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact,
+			Scope: "/", Text: fmt.Sprintf("text %d", i), CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: v})
+	}
+	exact := func(q []float32, n int) []mnemo.Hit {
+		u, _ := memindex.Normalize(q)
+		var hs []mnemo.Hit
+		for _, r := range recs {
+			v, _ := memindex.Normalize(r.Embedding)
+			var d float64
+			for j := range u {
+				d += float64(u[j]) * float64(v[j])
+			}
+			hs = append(hs, mnemo.Hit{ID: r.ID, Score: d})
+		}
+		sort.Slice(hs, func(a, b int) bool {
+			if hs[a].Score != hs[b].Score {
+				return hs[a].Score > hs[b].Score
+			}
+			return hs[a].ID > hs[b].ID
+		})
+		return hs[:n]
+	}
+	check := func(what string, count int, sketches bool) {
+		for k := range 20 {
+			q := recs[rng.Intn(count)].Embedding
+			if k%2 == 1 {
+				q = make([]float32, 48)
+				for j := range q {
+					q[j] = float32(rng.NormFloat64())
+				}
+			}
+			got, err := s.Vector(ctx, mnemo.Scope{Namespace: "ns"}, q, mnemo.Filter{}, 30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exact(q, 30)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d hits, want %d", what, len(got), len(want))
+			}
+			scoreOf := map[string]float64{}
+			for _, h := range exact(q, count) {
+				scoreOf[h.ID] = h.Score
+			}
+			for i := range got {
+				// The sketches choose which candidates are scored (as
+				// before quantisation): their scores are exact.
+				if !sketches && got[i].ID != want[i].ID || math.Abs(got[i].Score-scoreOf[got[i].ID]) > 1e-6 {
+					t.Fatalf("%s: hit %d is %v, the exact scan's %v", what, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	if _, err := s.Insert(ctx, recs[:1500], "", ""); err != nil {
+		t.Fatal(err)
+	}
+	all := recs
+	recs = recs[:1500]
+	check("1,500 records", 1500, false)
+	recs = all
+	if _, err := s.Insert(ctx, recs[1500:], "", ""); err != nil {
+		t.Fatal(err)
+	}
+	s.idx.mu.Lock()
+	s.idx.ns["ns"].BuildSketches()
+	s.idx.mu.Unlock()
+	check("2,500 records, sketches", 2500, true)
+	s.cache = nil // every rescored vector keeps its code score: within the bound
+	got, err := s.Vector(ctx, mnemo.Scope{Namespace: "ns"}, recs[0].Embedding, mnemo.Filter{}, 1)
+	if err != nil || len(got) != 1 || got[0].ID != recs[0].ID || math.Abs(got[0].Score-1) > 0.02 {
+		t.Fatalf("without the cache: %v, %v", got, err)
+	}
+}
