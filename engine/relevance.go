@@ -11,8 +11,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
-	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
 // The relevance floor.
