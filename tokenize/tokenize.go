@@ -8,6 +8,7 @@ package tokenize
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/tiktoken-go/tokenizer"
@@ -24,6 +25,9 @@ var Names = []string{"o200k_base", "cl100k_base"}
 type Tokenizer struct {
 	name  string
 	codec tokenizer.Codec
+	// pieces counts by pieces (split.go) when the encoding's split is
+	// written out here (o200k_base), nil otherwise.
+	pieces *pieceCache
 }
 
 // entry loads one encoding at most once per process.
@@ -64,6 +68,9 @@ func Get(name string) (*Tokenizer, error) {
 			return
 		}
 		e.tok = &Tokenizer{name: name, codec: c}
+		if name == "o200k_base" {
+			e.tok.pieces = &pieceCache{}
+		}
 	})
 	return e.tok, e.err
 }
@@ -79,6 +86,23 @@ func (t *Tokenizer) Count(text string) int {
 	if text == "" {
 		return 0
 	}
+	if t.pieces != nil && utf8.ValidString(text) {
+		total := 0
+		splitO200k(text, func(p string) {
+			n, ok := t.pieces.get(p)
+			if !ok {
+				n = t.countCodec(p)
+				t.pieces.add(p, n)
+			}
+			total += n
+		})
+		return total
+	}
+	return t.countCodec(text)
+}
+
+// countCodec counts text with the library's own split.
+func (t *Tokenizer) countCodec(text string) int {
 	n, err := t.codec.Count(text)
 	if err != nil {
 		return len(text)
