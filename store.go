@@ -100,6 +100,9 @@ type Store interface {
 	// action). It is idempotent on id: an existing id is left unchanged and
 	// reported in the returned skipped count.
 	Insert(ctx context.Context, recs []*Record, action, actor string) (skipped int, err error)
+	// Write commits a WriteBatch in one transaction: all of it or, on any
+	// error, nothing. It returns how many of b.Insert it skipped.
+	Write(ctx context.Context, b WriteBatch) (skipped int, err error)
 	// Get returns one record visible to sc, deleted ones included.
 	Get(ctx context.Context, sc Scope, id string) (*Record, error)
 	// GetMany returns the visible records among ids, in no particular order,

@@ -261,6 +261,9 @@ func (v *knownView) History(_ context.Context, _ mnemo.Scope, id string) ([]mnem
 func (v *knownView) Insert(context.Context, []*mnemo.Record, string, string) (int, error) {
 	return 0, errKnownReadOnly
 }
+func (v *knownView) Write(context.Context, mnemo.WriteBatch) (int, error) {
+	return 0, errKnownReadOnly
+}
 func (v *knownView) Update(context.Context, *mnemo.Record, string, string) error {
 	return errKnownReadOnly
 }

@@ -156,11 +156,19 @@ func (s *Service) storeVectors(ctx context.Context, recs []*mnemo.Record) error 
 	if len(recs) == 0 {
 		return nil
 	}
+	return s.store.SetEmbeddings(ctx, vectorsOf(recs))
+}
+
+// vectorsOf returns the vectors of records by key (nil for none).
+func vectorsOf(recs []*mnemo.Record) map[mnemo.RecordKey][]float32 {
+	if len(recs) == 0 {
+		return nil
+	}
 	m := make(map[mnemo.RecordKey][]float32, len(recs))
 	for _, r := range recs {
 		m[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}] = r.Embedding
 	}
-	return s.store.SetEmbeddings(ctx, m)
+	return m
 }
 
 // relink chains the records of one thread from time from on: batch (records

@@ -26,8 +26,10 @@ type Written struct {
 }
 
 // Remember validates, counts tokens, embeds, deduplicates and stores new
-// records in namespace ns, all in one batch. Errors: EINVALID/ETOOLARGE for
-// bad input (nothing is written), ENOTFOUND for a missing superseded record.
+// records in namespace ns, all in one batch committed in one transaction
+// (mnemo.WriteBatch). Errors: EINVALID/ETOOLARGE for bad input, ENOTFOUND
+// for a missing superseded record, ECONFLICT for a forgotten one; on any
+// of them nothing is written.
 func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []mnemo.NewRecord, opt WriteOptions) ([]Written, error) {
 	sc := scopeOf(c, ns)
 	now := s.now().UTC()
@@ -98,6 +100,9 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 		if err != nil {
 			return nil, err
 		}
+		if old.DeletedAt != nil {
+			return nil, mnemo.Errorf(mnemo.ECONFLICT, "record %s is forgotten: restore it before superseding it", old.ID)
+		}
 		supersede[i] = old
 	}
 	// Cited principles must be principles the caller sees (principles.go).
@@ -108,33 +113,49 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 	if err != nil {
 		return nil, err
 	}
+	// Everything the write stores goes in one batch, committed together:
+	// the new records, the merges, the vectors the new records re-chain and
+	// the supersessions. A supersession that fails (its record purged,
+	// forgotten or lowered out of sight since it was read) leaves nothing.
 	out := make([]Written, len(recs))
 	var fresh []*mnemo.Record
+	var merges []mnemo.RecordUpdate
+	merged := map[string]*mnemo.Record{} // records merged into so far, by id
 	for i, r := range recs {
 		if opt.Dedup && supersede[i] == nil {
-			merged, err := s.mergeDuplicate(ctx, sc, r, now)
+			m, err := s.mergeDuplicate(ctx, sc, r, now, merged)
 			if err != nil {
 				return nil, err
 			}
-			if merged != nil {
-				out[i] = Written{Record: merged, Merged: true}
+			if m != nil {
+				merged[m.ID] = m
+				c := *m // the revision shows the record as this merge left it
+				merges = append(merges, mnemo.RecordUpdate{Record: &c, Action: "merge"})
+				out[i] = Written{Record: m, Merged: true}
 				continue
 			}
 		}
 		out[i] = Written{Record: r}
 		fresh = append(fresh, r)
 	}
-	if len(fresh) > 0 {
-		if _, err := s.store.Insert(ctx, fresh, "create", c.Name); err != nil {
-			return nil, err
+	batch := mnemo.WriteBatch{Insert: fresh, InsertAction: "create", Actor: c.Name, Updates: merges,
+		Embeddings: vectorsOf(restamped)}
+	for i := range recs {
+		if old := supersede[i]; old != nil {
+			batch.Supersede = append(batch.Supersede, mnemo.Supersession{Scope: sc, ID: old.ID, By: recs[i].ID,
+				At: recs[i].ValidFrom, UpdatedAt: now})
 		}
 	}
-	if err := s.storeVectors(ctx, restamped); err != nil {
-		return nil, err
+	if !batch.Empty() {
+		if _, err := s.store.Write(ctx, batch); err != nil {
+			return nil, err
+		}
 	}
 	// A record of a thread merged into an existing one of the same thread
 	// was context for the records after it, and the existing one may have
 	// taken its text: chain the thread again from the earlier of the two.
+	// This reads the thread as stored, so it follows the batch; it changes
+	// vectors only (derived data, which reembed rebuilds).
 	for i, w := range out {
 		if w.Merged && recs[i].Thread != "" {
 			from := recs[i].CreatedAt
@@ -144,15 +165,6 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 			if err := s.rechain(ctx, sc.Namespace, recs[i].Thread, from); err != nil {
 				return nil, err
 			}
-		}
-	}
-	for i, old := range supersede {
-		t := recs[i].ValidFrom
-		old.ValidTo = &t
-		old.SupersededBy = recs[i].ID
-		old.UpdatedAt = now
-		if err := s.store.Update(ctx, old, "supersede", c.Name); err != nil {
-			return nil, err
 		}
 	}
 	if s.exQ != nil {
@@ -244,8 +256,10 @@ func embedText(r *mnemo.Record) string {
 
 // mergeDuplicate consolidates r into a stored near-duplicate, if one exists:
 // the highest confidence and importance, the freshest source, and the union
-// of provenance and tags are kept. It returns the merged record or nil.
-func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.Record, now time.Time) (*mnemo.Record, error) {
+// of provenance and tags are kept. It returns the merged record, for the
+// caller to store, or nil. pending holds the records the same write merged
+// into already, not yet stored: a candidate among them is taken from there.
+func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.Record, now time.Time, pending map[string]*mnemo.Record) (*mnemo.Record, error) {
 	f := mnemo.Filter{Layers: []mnemo.Layer{r.Layer}, Kinds: []mnemo.Kind{r.Kind}}
 	sc.Clearance = max(sc.Clearance, r.AccessLevel)
 	hits, err := s.store.Keyword(ctx, sc, r.Text, f, 5)
@@ -259,6 +273,11 @@ func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.R
 	cands, err := s.store.GetMany(ctx, sc, ids)
 	if err != nil {
 		return nil, err
+	}
+	for i, old := range cands {
+		if p := pending[old.ID]; p != nil {
+			cands[i] = p
+		}
 	}
 	kw := keywords(r.Text)
 	for _, old := range cands {
@@ -280,9 +299,6 @@ func (s *Service) mergeDuplicate(ctx context.Context, sc mnemo.Scope, r *mnemo.R
 		old.Provenance = union(old.Provenance, r.Provenance)
 		old.Tags = union(old.Tags, r.Tags)
 		old.UpdatedAt = now
-		if err := s.store.Update(ctx, old, "merge", ""); err != nil {
-			return nil, err
-		}
 		return old, nil
 	}
 	return nil, nil

@@ -189,52 +189,74 @@ func (s *Store) SetEmbeddings(ctx context.Context, vecs map[mnemo.RecordKey][]fl
 	if len(vecs) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(vecs))
-	nss := make([]string, 0, len(vecs))
-	blobs := make([][]byte, 0, len(vecs))
-	for k, v := range vecs {
-		id := k.ID
-		if !textOK(id) || !textOK(k.Namespace) {
-			return fmt.Errorf("postgres: set embeddings: %w", mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id))
-		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("postgres: set embeddings: %w", mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", id))
-			}
-		}
-		ids = append(ids, id)
-		nss = append(nss, k.Namespace)
-		blobs = append(blobs, encodeVector(v))
+	args, err := embeddingArgs(vecs)
+	if err != nil {
+		return fmt.Errorf("postgres: set embeddings: %w", err)
 	}
-	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		rows, err := tx.Query(ctx, `UPDATE records r SET embedding = u.e, seq = $4
-			FROM unnest($1::text[], $2::text[], $3::bytea[]) AS u(id, ns, e) WHERE r.namespace = u.ns AND r.id = u.id
-			RETURNING r.id, r.namespace`, ids, nss, blobs, seq)
-		if err != nil {
-			return err
-		}
-		found := make(map[mnemo.RecordKey]bool, len(ids))
-		for rows.Next() {
-			var k mnemo.RecordKey
-			if err := rows.Scan(&k.ID, &k.Namespace); err != nil {
-				rows.Close()
-				return err
-			}
-			found[k] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for k := range vecs {
-			if !found[k] {
-				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", k.ID)
-			}
-		}
-		return nil
+	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		return setEmbeddingsTx(ctx, tx, args, seq)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: set embeddings: %w", err)
+	}
+	return nil
+}
+
+// vectorArgs are the checked arguments of setEmbeddingsTx.
+type vectorArgs struct {
+	ids, nss []string
+	blobs    [][]byte
+}
+
+// embeddingArgs checks vectors and returns them as setEmbeddingsTx's
+// arguments.
+func embeddingArgs(vecs map[mnemo.RecordKey][]float32) (vectorArgs, error) {
+	a := vectorArgs{ids: make([]string, 0, len(vecs)), nss: make([]string, 0, len(vecs)), blobs: make([][]byte, 0, len(vecs))}
+	for k, v := range vecs {
+		id := k.ID
+		if !textOK(id) || !textOK(k.Namespace) {
+			return a, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return a, mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", id)
+			}
+		}
+		a.ids = append(a.ids, id)
+		a.nss = append(a.nss, k.Namespace)
+		a.blobs = append(a.blobs, encodeVector(v))
+	}
+	return a, nil
+}
+
+// setEmbeddingsTx replaces vectors inside tx, stamped seq.
+func setEmbeddingsTx(ctx context.Context, tx pgx.Tx, a vectorArgs, seq int64) error {
+	if len(a.ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `UPDATE records r SET embedding = u.e, seq = $4
+		FROM unnest($1::text[], $2::text[], $3::bytea[]) AS u(id, ns, e) WHERE r.namespace = u.ns AND r.id = u.id
+		RETURNING r.id, r.namespace`, a.ids, a.nss, a.blobs, seq)
+	if err != nil {
+		return err
+	}
+	found := make(map[mnemo.RecordKey]bool, len(a.ids))
+	for rows.Next() {
+		var k mnemo.RecordKey
+		if err := rows.Scan(&k.ID, &k.Namespace); err != nil {
+			rows.Close()
+			return err
+		}
+		found[k] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i, id := range a.ids {
+		if !found[mnemo.RecordKey{Namespace: a.nss[i], ID: id}] {
+			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
+		}
 	}
 	return nil
 }

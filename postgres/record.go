@@ -309,17 +309,37 @@ const insertChunk = 2000
 
 // Insert writes new records in one transaction, skipping ids that exist.
 func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
-	if action == "" {
-		action = "create"
+	uniq, snaps, err := checkInserts(recs)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: insert: %w", err)
 	}
-	// An id repeated within the batch is skipped like an existing one.
-	uniq := make([]*mnemo.Record, 0, len(recs))
-	snaps := make([][]byte, 0, len(recs))
+	if len(uniq) == 0 {
+		return 0, nil
+	}
+	at := s.now().UnixNano()
+	inserted := 0
+	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		var err error
+		inserted, err = insertTx(ctx, tx, uniq, snaps, seq, at, action, actor)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: insert: %w", err)
+	}
+	return len(recs) - inserted, nil
+}
+
+// checkInserts checks records to insert and returns those of distinct ids
+// (an id repeated within the batch is skipped like an existing one) with
+// their revision snapshots.
+func checkInserts(recs []*mnemo.Record) (uniq []*mnemo.Record, snaps [][]byte, err error) {
+	uniq = make([]*mnemo.Record, 0, len(recs))
+	snaps = make([][]byte, 0, len(recs))
 	seen := make(map[string]bool, len(recs))
 	for _, r := range recs {
 		snap, err := checkRecord(r)
 		if err != nil {
-			return 0, fmt.Errorf("postgres: insert: %w", err)
+			return nil, nil, err
 		}
 		if !seen[r.ID] {
 			seen[r.ID] = true
@@ -327,28 +347,26 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 			snaps = append(snaps, snap)
 		}
 	}
-	if len(uniq) == 0 {
-		return 0, nil
+	return uniq, snaps, nil
+}
+
+// insertTx inserts checked records of distinct ids inside tx, stamped
+// seq, and returns how many it inserted.
+func insertTx(ctx context.Context, tx pgx.Tx, uniq []*mnemo.Record, snaps [][]byte, seq, at int64, action, actor string) (int, error) {
+	if action == "" {
+		action = "create"
 	}
-	at := s.now().UnixNano()
 	inserted := 0
-	err := s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		inserted = 0
-		for start := 0; start < len(uniq); start += insertChunk {
-			end := min(start+insertChunk, len(uniq))
-			args := append(insertArgs(uniq[start:end], snaps[start:end]), seq, at, action, actor)
-			var n int
-			if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&n); err != nil {
-				return err
-			}
-			inserted += n
+	for start := 0; start < len(uniq); start += insertChunk {
+		end := min(start+insertChunk, len(uniq))
+		args := append(insertArgs(uniq[start:end], snaps[start:end]), seq, at, action, actor)
+		var n int
+		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&n); err != nil {
+			return 0, err
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("postgres: insert: %w", err)
+		inserted += n
 	}
-	return len(recs) - inserted, nil
+	return inserted, nil
 }
 
 // insertArgs returns the column arrays of insertSQL for recs: one slice per
@@ -428,25 +446,112 @@ func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor str
 	if err != nil {
 		return fmt.Errorf("postgres: update: %w", err)
 	}
-	if action == "" {
-		action = "update"
-	}
 	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		args := append(recordValues(rec)[2:], docWords(rec.SearchText()), seq, rec.ID, rec.Namespace)
-		tag, err := tx.Exec(ctx, updateSQL, args...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
-		}
-		_, err = tx.Exec(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
-		return err
+		return s.updateTx(ctx, tx, rec, snap, seq, action, actor)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: update: %w", err)
 	}
 	return nil
+}
+
+// updateTx replaces a checked record (snap its revision snapshot) inside
+// tx, stamped seq, and appends its revision.
+func (s *Store) updateTx(ctx context.Context, tx pgx.Tx, rec *mnemo.Record, snap []byte, seq int64, action, actor string) error {
+	if action == "" {
+		action = "update"
+	}
+	args := append(recordValues(rec)[2:], docWords(rec.SearchText()), seq, rec.ID, rec.Namespace)
+	tag, err := tx.Exec(ctx, updateSQL, args...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
+	}
+	_, err = tx.Exec(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
+	return err
+}
+
+// Write commits a batch in one transaction (mnemo.WriteBatch): a part that
+// fails rolls back every part.
+func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
+	uniq, snaps, err := checkInserts(b.Insert)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: write: %w", err)
+	}
+	updSnaps := make([][]byte, len(b.Updates))
+	for i, u := range b.Updates {
+		if updSnaps[i], err = checkRecord(u.Record); err != nil {
+			return 0, fmt.Errorf("postgres: write: %w", err)
+		}
+	}
+	vecs, err := embeddingArgs(b.Embeddings)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: write: %w", err)
+	}
+	for _, sp := range b.Supersede {
+		if err := sp.Check(); err != nil {
+			return 0, fmt.Errorf("postgres: write: %w", err)
+		}
+		if err := checkNamespace(sp.Scope.Namespace); err != nil {
+			return 0, fmt.Errorf("postgres: write: %w", err)
+		}
+	}
+	if b.Empty() {
+		return 0, nil
+	}
+	at := s.now().UnixNano()
+	inserted := 0
+	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
+		for i, u := range b.Updates {
+			if err := s.updateTx(ctx, tx, u.Record, updSnaps[i], seq, u.Action, u.Actor); err != nil {
+				return err
+			}
+		}
+		var err error
+		if inserted, err = insertTx(ctx, tx, uniq, snaps, seq, at, b.InsertAction, b.Actor); err != nil {
+			return err
+		}
+		if err := setEmbeddingsTx(ctx, tx, vecs, seq); err != nil {
+			return err
+		}
+		for _, sp := range b.Supersede {
+			if err := s.supersedeTx(ctx, tx, sp, seq, b.Actor); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: write: %w", err)
+	}
+	return len(b.Insert) - inserted, nil
+}
+
+// supersedeTx applies a supersession inside tx: the record is read there,
+// locked, so the fields the supersession does not set are the stored ones.
+func (s *Store) supersedeTx(ctx context.Context, tx pgx.Tx, sp mnemo.Supersession, seq int64, actor string) error {
+	var r *mnemo.Record
+	if textOK(sp.ID) {
+		var err error
+		r, err = scanRecord(tx.QueryRow(ctx, `SELECT `+recordColumns+` FROM records WHERE id = $1 AND namespace = $2 FOR UPDATE`,
+			sp.ID, sp.Scope.Namespace))
+		if isNoRows(err) {
+			r, err = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := sp.Supersede(r); err != nil {
+		return err
+	}
+	snap, err := checkRecord(r)
+	if err != nil {
+		return err
+	}
+	return s.updateTx(ctx, tx, r, snap, seq, "supersede", actor)
 }
 
 // Get returns one record visible to sc, deleted ones included.

@@ -207,24 +207,32 @@ func (s *Store) SetEmbeddings(ctx context.Context, vecs map[mnemo.RecordKey][]fl
 		if err != nil {
 			return err
 		}
-		st, err := tx.PrepareContext(ctx, `UPDATE records SET embedding = ?, seq = ? WHERE namespace = ? AND id = ?`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for k, v := range vecs {
-			res, err := st.ExecContext(ctx, encodeVector(v), seq, k.Namespace, k.ID)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", k.ID)
-			}
-		}
-		return nil
+		return s.setEmbeddingsTx(ctx, tx, vecs, seq)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set embeddings: %w", err)
+	}
+	return nil
+}
+
+// setEmbeddingsTx replaces vectors inside tx, stamped seq.
+func (s *Store) setEmbeddingsTx(ctx context.Context, tx *sql.Tx, vecs map[mnemo.RecordKey][]float32, seq int64) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `UPDATE records SET embedding = ?, seq = ? WHERE namespace = ? AND id = ?`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for k, v := range vecs {
+		res, err := st.ExecContext(ctx, encodeVector(v), seq, k.Namespace, k.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", k.ID)
+		}
 	}
 	return nil
 }

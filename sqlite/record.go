@@ -187,19 +187,11 @@ func checkRecord(r *mnemo.Record) error {
 	if err := r.Validate(mnemo.Limits{MaxTextBytes: math.MaxInt32}); err != nil {
 		return mnemo.Errorf(mnemo.ErrorCode(err), "record %s: %s", r.ID, mnemo.ErrorMessage(err))
 	}
-	for _, x := range r.Embedding {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", r.ID)
-		}
-	}
-	return nil
+	return checkVector(r.ID, r.Embedding)
 }
 
 // Insert writes new records in one transaction, skipping ids that exist.
 func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
-	if action == "" {
-		action = "create"
-	}
 	for _, r := range recs {
 		if err := checkRecord(r); err != nil {
 			return 0, fmt.Errorf("sqlite: insert: %w", err)
@@ -211,26 +203,36 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	at := s.now().UnixNano()
 	skipped := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		skipped = 0
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
-		for start := 0; start < len(recs); start += insertChunk {
-			part := recs[start:min(start+insertChunk, len(recs))]
-			n, err := s.insertMany(ctx, tx, part, seq, at, action, actor)
-			if errors.Is(err, errInsertOne) {
-				n, err = s.insertEach(ctx, tx, part, seq, at, action, actor)
-			}
-			if err != nil {
-				return err
-			}
-			skipped += n
-		}
-		return nil
+		skipped, err = s.insertTx(ctx, tx, recs, seq, at, action, actor)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: insert: %w", err)
+	}
+	return skipped, nil
+}
+
+// insertTx inserts checked records inside tx, stamped seq, and returns how
+// many it skipped.
+func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
+	if action == "" {
+		action = "create"
+	}
+	skipped := 0
+	for start := 0; start < len(recs); start += insertChunk {
+		part := recs[start:min(start+insertChunk, len(recs))]
+		n, err := s.insertMany(ctx, tx, part, seq, at, action, actor)
+		if errors.Is(err, errInsertOne) {
+			n, err = s.insertEach(ctx, tx, part, seq, at, action, actor)
+		}
+		if err != nil {
+			return 0, err
+		}
+		skipped += n
 	}
 	return skipped, nil
 }
@@ -351,33 +353,135 @@ func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor str
 	if err := checkRecord(rec); err != nil {
 		return fmt.Errorf("sqlite: update: %w", err)
 	}
-	if action == "" {
-		action = "update"
-	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
-		args := append(recordArgs(rec, seq)[2:], rec.ID, rec.Namespace)
-		res, err := tx.ExecContext(ctx, updateSQL, args...)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
-		}
-		snap, err := json.Marshal(rec)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
-		return err
+		return s.updateTx(ctx, tx, rec, seq, action, actor)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: update: %w", err)
 	}
 	return nil
+}
+
+// updateTx replaces a checked record inside tx, stamped seq, and appends
+// its revision.
+func (s *Store) updateTx(ctx context.Context, tx *sql.Tx, rec *mnemo.Record, seq int64, action, actor string) error {
+	if action == "" {
+		action = "update"
+	}
+	args := append(recordArgs(rec, seq)[2:], rec.ID, rec.Namespace)
+	res, err := tx.ExecContext(ctx, updateSQL, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", rec.ID)
+	}
+	snap, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, revisionSQL, rec.ID, rec.Namespace, s.now().UnixNano(), action, actor, string(snap))
+	return err
+}
+
+// Write commits a batch in one transaction (mnemo.WriteBatch): a part that
+// fails rolls back every part, and the index is published only after the
+// commit, so no search sees part of it.
+func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
+	if err := checkBatch(&b); err != nil {
+		return 0, fmt.Errorf("sqlite: write: %w", err)
+	}
+	if b.Empty() {
+		return 0, nil
+	}
+	at := s.now().UnixNano()
+	skipped := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		seq, err := s.bumpSeq(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, u := range b.Updates {
+			if err := s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor); err != nil {
+				return err
+			}
+		}
+		if skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor); err != nil {
+			return err
+		}
+		if err := s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq); err != nil {
+			return err
+		}
+		for _, sp := range b.Supersede {
+			if err := s.supersedeTx(ctx, tx, sp, seq, b.Actor); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: write: %w", err)
+	}
+	return skipped, nil
+}
+
+// checkBatch rejects a batch any part of which the store cannot hold.
+func checkBatch(b *mnemo.WriteBatch) error {
+	for _, r := range b.Insert {
+		if err := checkRecord(r); err != nil {
+			return err
+		}
+	}
+	for _, u := range b.Updates {
+		if err := checkRecord(u.Record); err != nil {
+			return err
+		}
+	}
+	for k, v := range b.Embeddings {
+		if err := checkVector(k.ID, v); err != nil {
+			return err
+		}
+	}
+	for _, sp := range b.Supersede {
+		if err := sp.Check(); err != nil {
+			return err
+		}
+		if err := checkNamespace(sp.Scope.Namespace); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkVector rejects a vector holding NaN or Inf.
+func checkVector(id string, v []float32) error {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", id)
+		}
+	}
+	return nil
+}
+
+// supersedeTx applies a supersession inside tx: the record is read there,
+// so the fields the supersession does not set are the stored ones.
+func (s *Store) supersedeTx(ctx context.Context, tx *sql.Tx, sp mnemo.Supersession, seq int64, actor string) error {
+	r, _, err := scanRecord(tx.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM records WHERE id = ? AND namespace = ?`,
+		sp.ID, sp.Scope.Namespace))
+	if err == sql.ErrNoRows {
+		r, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := sp.Supersede(r); err != nil {
+		return err
+	}
+	return s.updateTx(ctx, tx, r, seq, "supersede", actor)
 }
 
 // Get returns one record visible to sc, deleted ones included.

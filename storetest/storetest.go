@@ -59,6 +59,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Operator", testOperator},
 		{"AsKnownAt", testAsKnownAt},
 		{"ShortRefs", testShortRefs},
+		{"WriteBatch", testWriteBatch},
+		{"WriteBatchAtomic", testWriteBatchAtomic},
 	}
 	pairs := []struct {
 		name string
