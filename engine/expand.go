@@ -91,10 +91,21 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 				if memindex.IsStopword(word) || queryStopwords[word] {
 					continue
 				}
+				added := false
 				for _, t := range memindex.Terms([]string{word}, 4) {
 					if !own[t] && len([]rune(t)) > 2 {
 						e.add(t, origin, r.Weight, own)
 						n++
+						added = true
+					}
+				}
+				if added {
+					// A Russian or Ukrainian verb's past tense and participle,
+					// which the stemmer keeps apart from its infinitive.
+					for _, t := range memindex.Terms(thesaurus.Forms(word), 4) {
+						if !own[t] && len([]rune(t)) > 2 {
+							e.add(t, origin, r.Weight, own)
+						}
 					}
 				}
 			}

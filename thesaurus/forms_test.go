@@ -1,0 +1,28 @@
+package thesaurus
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/stem"
+)
+
+func TestForms(t *testing.T) {
+	for word, want := range map[string]string{
+		"измотаться":  "измотан",
+		"починить":    "починил",
+		"купить":      "купила",
+		"полагодити":  "полагодив",
+		"відмовитися": "відмовився",
+		"сказать":     "сказал",
+	} {
+		if got := Forms(word); !slices.Contains(got, stem.Fold(want)) {
+			t.Errorf("Forms(%s) = %v, want %s among them", word, got, want)
+		}
+	}
+	for _, word := range []string{"собака", "dog", "", "ть", "быстро"} {
+		if got := Forms(word); got != nil {
+			t.Errorf("Forms(%q) = %v, want none", word, got)
+		}
+	}
+}
