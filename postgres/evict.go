@@ -11,7 +11,7 @@ import (
 // itself) and when it was last read are kept (memindex.Budget), and once
 // the sum passes the bound the least recently read namespaces are dropped,
 // never the one being loaded. Dropping happens under the write lock, which
-// every search's read lock excludes, and acquire takes the read lock on the
+// every search's read lock excludes, and withIndex takes the read lock on the
 // namespace it loaded before another refresh may run. A dropped namespace
 // is loaded again from its rows by its next read, as of that read's
 // snapshot of the database.

@@ -17,7 +17,7 @@ import (
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
-	// refreshing admits one refresh at a time (see acquire).
+	// refreshing admits one refresh at a time (see withIndex).
 	refreshing sync.Mutex
 	ns         map[string]*memindex.Namespace[string]
 	// budget bounds the memory of the loaded namespaces (nil: no bound;
@@ -35,9 +35,23 @@ const indexColumns = `id, namespace, layer, kind, scope, component, mission, thr
 // maxSeqSQL reads the newest change stamp: an index-only scan of records_seq.
 const maxSeqSQL = `SELECT greatest((SELECT coalesce(max(seq), 0) FROM records), (SELECT coalesce(max(seq), 0) FROM deleted_rows))`
 
-// acquire brings the index of namespace ns up to date with the database
-// and returns it with the read lock held; the caller must call
-// s.idx.mu.RUnlock when done.
+// withIndex brings the index of namespace ns up to date with the database
+// and calls fn with it under the index's read lock, released when fn
+// returns (or panics). fn must not keep the namespace, nor anything it
+// hands out by reference, past its return: a refresh may change it and an
+// eviction drop it (evict.go) as soon as the lock is released.
+func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[string]) error) error {
+	n, err := s.acquire(ctx, ns)
+	if err != nil {
+		return err
+	}
+	defer s.idx.mu.RUnlock()
+	return fn(n)
+}
+
+// acquire is withIndex's first half: it returns the up-to-date index of
+// namespace ns with the read lock held, which withIndex releases. Nothing
+// else calls it.
 func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[string], error) {
 	var cur int64
 	if err := s.pool.QueryRow(ctx, maxSeqSQL).Scan(&cur); err != nil {
@@ -195,10 +209,9 @@ func (s *Store) Warm(ctx context.Context, namespace string) error {
 		}
 		evicted = b.Evictions.Load()
 	}
-	if _, err := s.acquire(ctx, namespace); err != nil {
+	if err := s.withIndex(ctx, namespace, func(*memindex.Namespace[string]) error { return nil }); err != nil {
 		return fmt.Errorf("postgres: warm: %w", err)
 	}
-	s.idx.mu.RUnlock()
 	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
 		// This one made room by evicting: warming more would only evict
 		// what was warmed before.

@@ -149,12 +149,15 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	if q == nil || !textOK(sc.Namespace) {
 		return nil, nil
 	}
-	idx, err := s.acquire(ctx, sc.Namespace)
+	var hits []mnemo.Hit
+	err = s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[string]) error {
+		hits = idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc.Namespace))
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: vector: %w", err)
 	}
-	defer s.idx.mu.RUnlock()
-	return idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc.Namespace)), nil
+	return hits, nil
 }
 
 // exactVectors returns the source of the float32 vectors that a vector

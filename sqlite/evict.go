@@ -18,7 +18,7 @@ import (
 // (memindex.Budget), and once the sum passes the bound it drops the least
 // recently read namespaces, never the one being loaded. Dropping happens
 // under the write lock, which every search's read lock excludes, so no
-// search ever holds a dropped namespace; acquire takes the read lock on the
+// search ever holds a dropped namespace; withIndex takes the read lock on the
 // namespace it loaded before it lets another refresh run, so that one is
 // never dropped before its reader gets it. A dropped namespace is loaded
 // again by its next read, from its snapshot when it has a usable one (a

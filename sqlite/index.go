@@ -21,7 +21,7 @@ import (
 type index struct {
 	mu  sync.RWMutex
 	seq int64 // every loaded namespace reflects the database up to seq
-	// refreshing admits one refresh at a time (see acquire).
+	// refreshing admits one refresh at a time (see withIndex).
 	refreshing sync.Mutex
 	ns         map[string]*memindex.Namespace[int64]
 	local      localSeqs          // writes of this process not yet applied by their writers (publish)
@@ -50,9 +50,11 @@ func (s *Store) dbSeq(ctx context.Context, q interface {
 	return seq, err
 }
 
-// acquire brings the index of namespace ns up to date with the database
-// and returns it with the read lock held; the caller must call
-// s.idx.mu.RUnlock when done.
+// withIndex brings the index of namespace ns up to date with the database
+// and calls fn with it under the index's read lock, released when fn
+// returns (or panics). fn must not keep the namespace, nor anything it
+// hands out by reference, past its return: a refresh may change it and an
+// eviction drop it (evict.go) as soon as the lock is released.
 //
 // Up to date means: it reflects every change committed before the read
 // began, except changes of this process whose writers have not returned
@@ -60,6 +62,18 @@ func (s *Store) dbSeq(ctx context.Context, q interface {
 // before they return, so a read concurrent with them may be answered with
 // or without them, and the reads that follow the write see it. Changes of
 // other processes are applied here, by the first read that sees them.
+func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[int64]) error) error {
+	n, err := s.acquire(ctx, ns)
+	if err != nil {
+		return err
+	}
+	defer s.idx.mu.RUnlock()
+	return fn(n)
+}
+
+// acquire is withIndex's first half: it returns the up-to-date index of
+// namespace ns with the read lock held, which withIndex releases. Nothing
+// else calls it.
 func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int64], error) {
 	// The calls of one read share one check of the change stamp.
 	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) {
@@ -150,7 +164,7 @@ func (l *localSeqs) covers(from, to int64) bool {
 
 // publish brings the loaded indexes up to date with the writes of this
 // process that moved the change stamp to seqs, before the write returns;
-// until then readers may pass them by (acquire). It waits for the
+// until then readers may pass them by (withIndex). It waits for the
 // searches in flight without holding up the searches that start meanwhile
 // (lockPolitely). When it fails the stamps are dropped from the local set,
 // and the next read refreshes the index itself.
@@ -474,10 +488,9 @@ func (s *Store) Warm(ctx context.Context, namespace string) error {
 		}
 		evicted = b.Evictions.Load()
 	}
-	if _, err := s.acquire(ctx, namespace); err != nil {
+	if err := s.withIndex(ctx, namespace, func(*memindex.Namespace[int64]) error { return nil }); err != nil {
 		return fmt.Errorf("sqlite: warm: %w", err)
 	}
-	s.idx.mu.RUnlock()
 	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
 		// This one made room by evicting: warming more would only evict
 		// what was warmed before.

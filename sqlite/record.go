@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
 )
 
 // recordColumns are the columns scanRecord reads, in order.
@@ -488,17 +489,19 @@ func (s *Store) supersedeTx(ctx context.Context, tx *sql.Tx, sp mnemo.Supersessi
 func (s *Store) Get(ctx context.Context, sc mnemo.Scope, id string) (*mnemo.Record, error) {
 	cached := s.cache != nil && s.loaded(sc.Namespace)
 	if cached {
-		idx, err := s.acquire(ctx, sc.Namespace)
+		var visible bool
+		var r *mnemo.Record
+		err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+			e := idx.ByID(id)
+			visible = e != nil && e.AccessLevel <= sc.Clearance
+			if visible {
+				r = s.cache.get(sc.Namespace, id, e.Seq)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get: %w", err)
 		}
-		e := idx.ByID(id)
-		visible := e != nil && e.AccessLevel <= sc.Clearance
-		var r *mnemo.Record
-		if visible {
-			r = s.cache.get(sc.Namespace, id, e.Seq)
-		}
-		s.idx.mu.RUnlock()
 		if !visible {
 			return nil, mnemo.Errorf(mnemo.ENOTFOUND, "record %s not found", id)
 		}
@@ -552,28 +555,29 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 	if s.cache == nil || !s.loaded(sc.Namespace) {
 		return s.getMany(ctx, sc, ids, seen, false)
 	}
-	idx, err := s.acquire(ctx, sc.Namespace)
+	out := make([]*mnemo.Record, 0, len(ids))
+	var miss []string
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e := idx.ByID(id)
+			if e == nil || e.AccessLevel > sc.Clearance {
+				continue
+			}
+			if r := s.cache.get(sc.Namespace, id, e.Seq); r != nil {
+				out = append(out, r)
+			} else {
+				miss = append(miss, id)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get many: %w", err)
 	}
-	out := make([]*mnemo.Record, 0, len(ids))
-	var miss []string
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		e := idx.ByID(id)
-		if e == nil || e.AccessLevel > sc.Clearance {
-			continue
-		}
-		if r := s.cache.get(sc.Namespace, id, e.Seq); r != nil {
-			out = append(out, r)
-		} else {
-			miss = append(miss, id)
-		}
-	}
-	s.idx.mu.RUnlock()
 	if len(miss) == 0 {
 		return out, nil
 	}

@@ -33,12 +33,15 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	idx, err := s.acquire(ctx, sc.Namespace)
+	var hits []mnemo.Hit
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		hits = idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
 	}
-	defer s.idx.mu.RUnlock()
-	return idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n), nil
+	return hits, nil
 }
 
 // keywordFTS is Keyword on the FTS5 table: the fallback, and the reference
@@ -49,20 +52,21 @@ func (s *Store) keywordFTS(ctx context.Context, sc mnemo.Scope, tokens []string,
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
 	}
 	expr := orExpr(tokens)
-	idx, err := s.acquire(ctx, sc.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: keyword: %w", err)
-	}
-	defer s.idx.mu.RUnlock()
-	c := memindex.Compile(sc, f, s.now())
-	// Ask FTS5 for a bounded top list first (it keeps a small heap instead
-	// of sorting every match); only when the filters reject too many of
-	// those does the query run again unbounded.
-	limit := 4*n + 64
-	hits, full, err := s.keywordRows(ctx, idx, c, expr, n, limit)
-	if err == nil && len(hits) < n && !full {
-		hits, _, err = s.keywordRows(ctx, idx, c, expr, n, -1)
-	}
+	var hits []mnemo.Hit
+	err = s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		c := memindex.Compile(sc, f, s.now())
+		// Ask FTS5 for a bounded top list first (it keeps a small heap
+		// instead of sorting every match); only when the filters reject
+		// too many of those does the query run again unbounded.
+		limit := 4*n + 64
+		var full bool
+		var err error
+		hits, full, err = s.keywordRows(ctx, idx, c, expr, n, limit)
+		if err == nil && len(hits) < n && !full {
+			hits, _, err = s.keywordRows(ctx, idx, c, expr, n, -1)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword: %w", err)
 	}
@@ -209,13 +213,18 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		return nil, nil
 	}
 	for try := 0; ; try++ {
-		idx, err := s.acquire(ctx, sc.Namespace)
+		var hits []mnemo.Hit
+		var idx *memindex.Namespace[int64]
+		corrupt := false
+		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
+			idx = in
+			hits = idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc))
+			corrupt = idx.Corrupt()
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: vector: %w", err)
 		}
-		hits := idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc))
-		corrupt := idx.Corrupt()
-		s.idx.mu.RUnlock()
 		if !corrupt || try > 0 {
 			return hits, nil
 		}
@@ -264,11 +273,14 @@ func (s *Store) exactVectors(ctx context.Context, sc mnemo.Scope) memindex.Exact
 // an unseen term.
 func (s *Store) IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error) {
 	terms := memindex.Terms(memindex.QueryTokens(text), maxQueryTokens)
-	idx, err := s.acquire(ctx, sc.Namespace)
+	var m map[string]float64
+	var unseen float64
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		m, unseen = idx.IDF(terms, sc.Clearance)
+		return nil
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: idf: %w", err)
 	}
-	defer s.idx.mu.RUnlock()
-	m, unseen := idx.IDF(terms, sc.Clearance)
 	return m, unseen, nil
 }

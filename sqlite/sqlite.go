@@ -305,7 +305,7 @@ var afterCommit func(*Store)
 
 // bumpSeq increments the change counter inside tx and returns the new
 // value, which readers of this process may pass by until the write has
-// published it (see acquire).
+// published it (see withIndex).
 func (s *Store) bumpSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
 	var seq int64
 	err := tx.QueryRowContext(ctx,

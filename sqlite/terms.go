@@ -22,21 +22,27 @@ func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string
 	if len(terms) > maxQueryTokens {
 		terms = terms[:maxQueryTokens]
 	}
-	idx, err := s.acquire(ctx, sc.Namespace)
+	var hits []mnemo.Hit
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		hits = idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keyword terms: %w", err)
 	}
-	defer s.idx.mu.RUnlock()
-	return idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n), nil
+	return hits, nil
 }
 
 // IDFTerms is IDF for terms already cut as the keyword index cuts them.
 func (s *Store) IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error) {
-	idx, err := s.acquire(ctx, sc.Namespace)
+	var m map[string]float64
+	var unseen float64
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		m, unseen = idx.IDF(terms, sc.Clearance)
+		return nil
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: idf terms: %w", err)
 	}
-	defer s.idx.mu.RUnlock()
-	m, unseen := idx.IDF(terms, sc.Clearance)
 	return m, unseen, nil
 }
