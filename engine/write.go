@@ -226,17 +226,23 @@ func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.R
 			}
 		}()
 	}
-	wg.Wait()
+	// Embedding runs meanwhile (it sets Embedding, the workers Tokens).
 	const batch = 256
+	var embErr error
 	for i := 0; i < len(texts); i += batch {
 		j := min(i+batch, len(texts))
 		vecs, err := s.emb.Embed(ctx, texts[i:j])
 		if err != nil {
-			return nil, err
+			embErr = err
+			break
 		}
 		for k, v := range vecs {
 			recs[i+k].Embedding = v
 		}
+	}
+	wg.Wait()
+	if embErr != nil {
+		return nil, embErr
 	}
 	return s.threadContext(ctx, recs)
 }
