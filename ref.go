@@ -58,7 +58,8 @@ func isCrockford(c byte) bool {
 }
 
 // RefResolver is implemented by stores that can find records by the end
-// of their id: both stores shipped with mnemo.
+// of their id: both stores shipped with mnemo (capability refs, see
+// capability.go).
 type RefResolver interface {
 	// IDsEndingWith returns up to limit ids of sc's namespace, visible to
 	// sc (forgotten ones included), that end with suffix.

@@ -21,7 +21,7 @@ type RecordKey struct {
 // Hit is a candidate id from one retrieval channel, with the channel's raw score.
 type Hit struct {
 	ID    string
-	Score float64 // BM25 (higher is better, already negated) or cosine similarity
+	Score float64 // the channel's score, higher is better (see Searcher)
 }
 
 // Revision is one entry of a record's audit history.
@@ -89,20 +89,43 @@ type ListOptions struct {
 }
 
 // Store persists records. Implementations: sqlite (embedded, default) and
-// postgres. All methods are safe for concurrent use.
+// postgres; storetest is the conformance suite both pass. All methods are
+// safe for concurrent use.
+//
+// A Store is the composition of role interfaces, each what one kind of
+// caller uses: RecordStore (the records themselves), Searcher (the two
+// retrieval channels), RetrievalStore (the retrieval log and access
+// counters), SettingStore (the engine's settings), EmbeddingStore (the
+// embedder and the vectors, for re-embedding and import) and Purger
+// (retention). API keys are a separate interface, KeyStore, which both
+// stores also implement. What a store may do beyond a Store is declared as
+// optional capabilities (capability.go), which callers find by type
+// assertion.
 //
 // Errors: ENOTFOUND when a record does not exist in the namespace or is above
 // the caller's clearance; EINVALID for bad arguments; EMISMATCH when the
 // embedder does not match the store.
 type Store interface {
+	RecordStore
+	Searcher
+	RetrievalStore
+	SettingStore
+	EmbeddingStore
+	Purger
+	// Close releases the store.
+	Close() error
+}
+
+// RecordStore writes, reads and lists records.
+type RecordStore interface {
+	// Write commits a WriteBatch in one transaction: all of it or, on any
+	// error, nothing. It returns how many of b.Insert it skipped.
+	Write(ctx context.Context, b WriteBatch) (skipped int, err error)
 	// Insert writes new records (ids, embeddings and tokens already set) in
 	// one transaction and records a "create" revision for each (or the given
 	// action). It is idempotent on id: an existing id is left unchanged and
 	// reported in the returned skipped count.
 	Insert(ctx context.Context, recs []*Record, action, actor string) (skipped int, err error)
-	// Write commits a WriteBatch in one transaction: all of it or, on any
-	// error, nothing. It returns how many of b.Insert it skipped.
-	Write(ctx context.Context, b WriteBatch) (skipped int, err error)
 	// Get returns one record visible to sc, deleted ones included.
 	Get(ctx context.Context, sc Scope, id string) (*Record, error)
 	// GetMany returns the visible records among ids, in no particular order,
@@ -119,11 +142,64 @@ type Store interface {
 	// above sc's clearance redacted (RedactRevisions); ENOTFOUND when the
 	// record itself is not visible.
 	History(ctx context.Context, sc Scope, id string) ([]Revision, error)
-	// Keyword returns up to n live ids ranked by BM25 for a free-text query.
-	// Any user text is accepted: it is never parsed as query syntax.
+	// Existing returns which of ids exist in the namespace, at any access
+	// level, forgotten ones included. Record ids are unique within a
+	// namespace only: the same id may live in another namespace, and no
+	// method's answer depends on that.
+	Existing(ctx context.Context, namespace string, ids []string) (map[string]bool, error)
+	// Namespaces lists the namespaces that hold records.
+	Namespaces(ctx context.Context) ([]string, error)
+	// Threads lists the threads of a namespace that hold live records
+	// visible to sc, most recently active first.
+	Threads(ctx context.Context, sc Scope) ([]ThreadInfo, error)
+}
+
+// Searcher is the two retrieval channels: candidates by words and by
+// meaning, inside sc's namespace and clearance and the filter, live
+// records only. Both return at most n hits, best first; a Hit's score is
+// comparable only with the other hits of the same call (the engine divides
+// keyword scores by the best one).
+//
+// Keyword ranking differs between the stores; both cut the query into the
+// same word tokens (memindex.QueryTokens), fold and stem them as the
+// records' text was, OR them, and drop the most common ones when a query
+// would rank too many records (the rarest is always kept), counting only
+// the records sc sees:
+//
+//   - sqlite ranks with Okapi BM25 (k1 1.2, b 0.75; memindex/bm25.go) over
+//     an in-memory inverted index, the statistics (record count, lengths,
+//     document frequencies) counted over the records of the namespace the
+//     caller's clearance sees, so a rare query word weighs more than a
+//     common one and a hidden record moves no score. Forgotten, expired
+//     and superseded records stay in the statistics, as they stay in the
+//     index, though never in the results.
+//   - postgres ranks with PostgreSQL's ts_rank_cd(fts, query, 32): cover
+//     density — how often and how close together the query's words occur
+//     in the record — scaled to rank/(rank+1). It has no inverse document
+//     frequency: a rare word counts as much as a common one, and scores do
+//     not depend on the other records at all (so nothing hidden moves
+//     them either). Rankings of the two stores therefore differ for
+//     queries mixing rare and common words, and so may recall answers.
+//
+// Vector ranking is the same code in both (memindex): cosine similarity to
+// v over the records' normalised vectors, held in memory as int8 codes,
+// the final candidates rescored from the stored float32 vectors (sqlite
+// reads them from its record cache, postgres from the rows); records
+// without a vector of v's dimension are skipped. Large namespaces are
+// searched through sign sketches first, which may miss a candidate an
+// exact scan would rank.
+type Searcher interface {
+	// Keyword returns up to n live ids ranked for a free-text query (see
+	// above). Any user text is accepted: it is never parsed as query syntax.
 	Keyword(ctx context.Context, sc Scope, query string, f Filter, n int) ([]Hit, error)
 	// Vector returns up to n live ids ranked by cosine similarity to v.
 	Vector(ctx context.Context, sc Scope, v []float32, f Filter, n int) ([]Hit, error)
+}
+
+// RetrievalStore keeps what retrievals did: the retrieval log (the
+// correction signal reads it) and the access counters of the records they
+// returned. The engine writes both from its background queue.
+type RetrievalStore interface {
 	// Touch bumps access counters of ids.
 	Touch(ctx context.Context, namespace string, ids []string, at time.Time) error
 	// LogRetrieval appends retrieval log entries, all in one transaction.
@@ -134,6 +210,20 @@ type Store interface {
 	// logged in [since, until), oldest first (a zero until means no end).
 	// It reads in pages, so fn may write to the store.
 	EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(RetrievalLog) error) error
+}
+
+// SettingStore keeps the engine's settings: tuning versions, scoring
+// configurations, loop and push state, learned models.
+type SettingStore interface {
+	// Setting returns a stored setting (false when it is unset); SetSetting
+	// stores one. Keys are the engine's (e.g. "tuning/<namespace>").
+	Setting(ctx context.Context, key string) (string, bool, error)
+	SetSetting(ctx context.Context, key, value string) error
+}
+
+// EmbeddingStore keeps which embedder built the vectors, and rewrites them
+// (reembed, import).
+type EmbeddingStore interface {
 	// Embedder returns the embedder recorded for the store (zero if none yet).
 	Embedder(ctx context.Context) (EmbedderInfo, error)
 	// SetEmbedder records the embedder; with force it replaces a different one.
@@ -145,27 +235,15 @@ type Store interface {
 	// SetEmbeddings replaces the vectors of records (of any namespaces);
 	// ENOTFOUND when one does not exist.
 	SetEmbeddings(ctx context.Context, vecs map[RecordKey][]float32) error
-	// Namespaces lists the namespaces that hold records.
-	Namespaces(ctx context.Context) ([]string, error)
+}
+
+// Purger deletes forgotten records for good (retention).
+type Purger interface {
 	// Purge hard-deletes the records of sc's namespace visible to sc that
 	// were forgotten (or archived) before a time, with their revisions, and
 	// returns how many. Live records and records above sc's clearance are
 	// never touched (nor counted).
 	Purge(ctx context.Context, sc Scope, deletedBefore time.Time) (int, error)
-	// Threads lists the threads of a namespace that hold live records
-	// visible to sc, most recently active first.
-	Threads(ctx context.Context, sc Scope) ([]ThreadInfo, error)
-	// Setting returns a stored setting (false when it is unset); SetSetting
-	// stores one. Keys are the engine's (e.g. "tuning/<namespace>").
-	Setting(ctx context.Context, key string) (string, bool, error)
-	SetSetting(ctx context.Context, key, value string) error
-	// Existing returns which of ids exist in the namespace, at any access
-	// level, forgotten ones included. Record ids are unique within a
-	// namespace only: the same id may live in another namespace, and no
-	// method's answer depends on that.
-	Existing(ctx context.Context, namespace string, ids []string) (map[string]bool, error)
-	// Close releases the store.
-	Close() error
 }
 
 // Embedder turns texts into vectors.

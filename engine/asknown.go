@@ -135,6 +135,13 @@ func (s *Service) newKnownView(ctx context.Context, sc mnemo.Scope, at time.Time
 	return v, nil
 }
 
+// The view answers the keyword capabilities itself, from its own index.
+var (
+	_ mnemo.IDFSource     = (*knownView)(nil)
+	_ mnemo.TermIDFSource = (*knownView)(nil)
+	_ mnemo.TermKeyworder = (*knownView)(nil)
+)
+
 // knownView is a read-only mnemo.Store over one namespace's past state:
 // the reads a recall or digest makes come from it, everything else
 // (settings, the retrieval log, counts) from the store underneath.

@@ -383,9 +383,7 @@ func scopeOf(c mnemo.Caller, ns string) mnemo.Scope {
 // them (both built-in stores do), so that a server's first queries do not
 // pay for it. It returns how many namespaces it loaded.
 func (s *Service) Warm(ctx context.Context) (int, error) {
-	w, ok := s.store.(interface {
-		Warm(ctx context.Context, namespace string) error
-	})
+	w, ok := s.store.(mnemo.Warmer)
 	if !ok {
 		return 0, nil
 	}

@@ -126,15 +126,11 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 	return out
 }
 
-// termKeyworder is a Store that searches pre-cut index terms (the SQLite
-// store); others get the terms as text, which they cut again.
-type termKeyworder interface {
-	KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string, f mnemo.Filter, n int) ([]mnemo.Hit, error)
-}
-
-// keywordExpansion returns the keyword hits of an expansion's terms.
+// keywordExpansion returns the keyword hits of an expansion's terms: a
+// store that searches pre-cut index terms (mnemo.TermKeyworder: the SQLite
+// store) gets them as they are, others as text, which they cut again.
 func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expansion, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
-	if tk, ok := s.store.(termKeyworder); ok {
+	if tk, ok := s.store.(mnemo.TermKeyworder); ok {
 		return tk.KeywordTerms(ctx, sc, e.terms, f, n)
 	}
 	return s.store.Keyword(ctx, sc, strings.Join(e.terms, " "), f, n)

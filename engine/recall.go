@@ -578,12 +578,6 @@ func (s *Service) logRetrieval(c mnemo.Caller, ns, op, query string, hits []mnem
 	return l.ID
 }
 
-// idfSource is a Store that knows the inverse document frequencies of its
-// keyword index, over the records a scope sees.
-type idfSource interface {
-	IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error)
-}
-
 // weightedEmbedder is an Embedder that can weigh a query's words.
 type weightedEmbedder interface {
 	EmbedWeighted(ctx context.Context, text string, weight func(stem string) float64) ([]float32, error)
@@ -608,7 +602,7 @@ type queryStats struct {
 // set, must be of the same text).
 func (s *Service) embedQuery(ctx context.Context, sc mnemo.Scope, query string, st *queryStats) ([]float32, error) {
 	we, ok1 := s.emb.(weightedEmbedder)
-	src, ok2 := s.store.(idfSource)
+	src, ok2 := s.store.(mnemo.IDFSource)
 	if ok1 && ok2 {
 		if st == nil {
 			idf, unseen, err := src.IDF(ctx, sc, query)

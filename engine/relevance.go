@@ -471,23 +471,20 @@ func (s *Service) keepExpansions(ctx context.Context, sc mnemo.Scope, f *floor, 
 	return out, nil
 }
 
-// termIDFSource is a Store that gives the IDF of pre-cut index terms.
-type termIDFSource interface {
-	IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error)
-}
-
-// termIDF returns the IDF of index terms (nil when the store keeps none).
+// termIDF returns the IDF of index terms (mnemo.TermIDFSource; else as
+// text, queryIDF; nil when the store keeps none).
 func (s *Service) termIDF(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error) {
-	if src, ok := s.store.(termIDFSource); ok {
+	if src, ok := s.store.(mnemo.TermIDFSource); ok {
 		return src.IDFTerms(ctx, sc, terms)
 	}
 	return s.queryIDF(ctx, sc, strings.Join(terms, " "))
 }
 
 // queryIDF returns the IDF of each index term of text, and that of an
-// unseen term, from the store when it knows them (else nil, 0).
+// unseen term, from the store when it knows them (mnemo.IDFSource; else
+// nil, 0).
 func (s *Service) queryIDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error) {
-	src, ok := s.store.(idfSource)
+	src, ok := s.store.(mnemo.IDFSource)
 	if !ok {
 		return nil, 0, nil
 	}

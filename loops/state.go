@@ -29,7 +29,7 @@ const (
 
 func stateKey(ns string) string { return "loops/" + ns }
 
-func loadState(ctx context.Context, st mnemo.Store, ns string) (*State, error) {
+func loadState(ctx context.Context, st mnemo.SettingStore, ns string) (*State, error) {
 	v, ok, err := st.Setting(ctx, stateKey(ns))
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func loadState(ctx context.Context, st mnemo.Store, ns string) (*State, error) {
 	return s, nil
 }
 
-func saveState(ctx context.Context, st mnemo.Store, ns string, s *State) error {
+func saveState(ctx context.Context, st mnemo.SettingStore, ns string, s *State) error {
 	if len(s.Warm) > keepWarm {
 		s.Warm = s.Warm[len(s.Warm)-keepWarm:]
 	}

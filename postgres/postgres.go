@@ -80,9 +80,15 @@ type Store struct {
 	df   dfCache // recent document frequencies of query tokens (prune)
 }
 
+// The optional capabilities the store declares (mnemo.Capabilities): short
+// references and warming. It keeps no document frequencies, PostgreSQL
+// ranking keywords itself, so it has no IDF and takes no pre-cut terms
+// (see capability.go at the root).
 var (
-	_ mnemo.Store    = (*Store)(nil)
-	_ mnemo.KeyStore = (*Store)(nil)
+	_ mnemo.Store       = (*Store)(nil)
+	_ mnemo.KeyStore    = (*Store)(nil)
+	_ mnemo.RefResolver = (*Store)(nil)
+	_ mnemo.Warmer      = (*Store)(nil)
 )
 
 // Open connects to the database at opt.URL and migrates it to the current

@@ -8,8 +8,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-var _ mnemo.RefResolver = (*Store)(nil)
-
 // IDsEndingWith returns up to limit ids of the namespace visible to sc that
 // end with suffix (mnemo.RefResolver).
 func (s *Store) IDsEndingWith(ctx context.Context, sc mnemo.Scope, suffix string, limit int) ([]string, error) {

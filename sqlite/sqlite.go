@@ -105,7 +105,17 @@ type Store struct {
 	snapWG      sync.WaitGroup
 }
 
-var _ mnemo.Store = (*Store)(nil)
+// The optional capabilities the store declares (mnemo.Capabilities): all
+// of them, from its in-memory BM25 index (see capability.go at the root).
+var (
+	_ mnemo.Store         = (*Store)(nil)
+	_ mnemo.KeyStore      = (*Store)(nil)
+	_ mnemo.IDFSource     = (*Store)(nil)
+	_ mnemo.TermIDFSource = (*Store)(nil)
+	_ mnemo.TermKeyworder = (*Store)(nil)
+	_ mnemo.RefResolver   = (*Store)(nil)
+	_ mnemo.Warmer        = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database at opt.Path and migrates it
 // to the current schema.

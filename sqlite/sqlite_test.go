@@ -28,7 +28,7 @@ func openAt(t testing.TB, path string) *sqlite.Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) mnemo.Store {
 		return openAt(t, filepath.Join(t.TempDir(), "sub", "mnemo.db"))
-	})
+	}, mnemo.CapIDF, mnemo.CapTermIDF, mnemo.CapTermKeyword, mnemo.CapRefs, mnemo.CapWarm)
 }
 
 func newRecord(ns, text string, v []float32) *mnemo.Record {

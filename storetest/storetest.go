@@ -22,8 +22,10 @@ import (
 )
 
 // Run runs every conformance test as a subtest of t. open must return a new,
-// empty store each time it is called.
-func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
+// empty store each time it is called. claims are the optional capabilities
+// the store declares (mnemo.Capabilities): it must implement exactly
+// those, and each is checked.
+func Run(t *testing.T, open func(t *testing.T) mnemo.Store, claims ...mnemo.Capability) {
 	tests := []struct {
 		name string
 		fn   func(*testing.T, mnemo.Store)
@@ -58,7 +60,6 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"PurgeClearance", testPurgeClearance},
 		{"Operator", testOperator},
 		{"AsKnownAt", testAsKnownAt},
-		{"ShortRefs", testShortRefs},
 		{"WriteBatch", testWriteBatch},
 		{"WriteBatchAtomic", testWriteBatchAtomic},
 	}
@@ -80,6 +81,20 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 			})
 			tt.fn(t, a, b)
 		})
+	}
+	tests = append(tests, struct {
+		name string
+		fn   func(*testing.T, mnemo.Store)
+	}{"Capabilities", func(t *testing.T, s mnemo.Store) { testCapabilities(t, s, claims) }})
+	for _, ct := range capabilityTests {
+		fn := ct.fn
+		if !slices.Contains(claims, ct.cap) {
+			fn = func(t *testing.T, _ mnemo.Store) { t.Skipf("the store does not claim capability %s", ct.cap) }
+		}
+		tests = append(tests, struct {
+			name string
+			fn   func(*testing.T, mnemo.Store)
+		}{ct.name, fn})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,99 @@
+package mnemo
+
+import "context"
+
+// Optional store capabilities.
+//
+// A Store is all a caller may count on. A store may do more, and says so by
+// implementing one of the interfaces below; callers find them by type
+// assertion and fall back when a store lacks one, so every capability is
+// an optimisation or a refinement, never a condition of a correct answer.
+// Which store has which, and why:
+//
+//	capability      interface      sqlite  postgres
+//	idf             IDFSource      yes     no
+//	term-idf        TermIDFSource  yes     no
+//	term-keyword    TermKeyworder  yes     no
+//	refs            RefResolver    yes     yes
+//	warm            Warmer         yes     yes
+//
+// The first three come with an in-memory BM25 index: sqlite keeps one per
+// namespace (memindex), with per-clearance document frequencies, so it
+// knows a term's IDF among the records a caller sees and can search terms
+// already cut and stemmed as it cuts them. postgres ranks keywords with
+// PostgreSQL's full-text search, which keeps no document frequencies (see
+// Searcher). Without them the engine weighs every query word alike — in the
+// hash embedder's query vector and in the relevance floor's share of query
+// words a record holds — keeps a query expansion's related terms without
+// checking that some visible record holds them and few do, and passes
+// those terms to Keyword as text, which cuts them again. Both stores find records by the end of
+// their id (an indexed query) and keep an in-memory index per namespace
+// that Warm loads ahead of the first search.
+//
+// The conformance suite (storetest) checks that a store implements exactly
+// the capabilities its tests claim for it, and that it honours each.
+type Capability string
+
+// The capabilities, each naming the interface that provides it.
+const (
+	CapIDF         Capability = "idf"          // IDFSource
+	CapTermIDF     Capability = "term-idf"     // TermIDFSource
+	CapTermKeyword Capability = "term-keyword" // TermKeyworder
+	CapRefs        Capability = "refs"         // RefResolver
+	CapWarm        Capability = "warm"         // Warmer
+)
+
+// Capabilities returns the optional capabilities s implements, in the
+// order of the constants above.
+func Capabilities(s Store) []Capability {
+	var out []Capability
+	if _, ok := s.(IDFSource); ok {
+		out = append(out, CapIDF)
+	}
+	if _, ok := s.(TermIDFSource); ok {
+		out = append(out, CapTermIDF)
+	}
+	if _, ok := s.(TermKeyworder); ok {
+		out = append(out, CapTermKeyword)
+	}
+	if _, ok := s.(RefResolver); ok {
+		out = append(out, CapRefs)
+	}
+	if _, ok := s.(Warmer); ok {
+		out = append(out, CapWarm)
+	}
+	return out
+}
+
+// IDFSource is a store that knows the inverse document frequencies of its
+// keyword index over the records a scope sees (capability idf).
+type IDFSource interface {
+	// IDF cuts text as Keyword cuts a query and returns, for each of its
+	// index terms, ln(1 + (N − n + 0.5)/(n + 0.5)) — N the records of sc's
+	// namespace that sc's clearance sees (forgotten and superseded ones
+	// included, as in the keyword statistics), n those of them holding the
+	// term — and the IDF of a term no such record holds, ln(1 + (N +
+	// 0.5)/0.5). A record above the clearance changes nothing.
+	IDF(ctx context.Context, sc Scope, text string) (idf map[string]float64, unseen float64, err error)
+}
+
+// TermIDFSource is IDFSource for terms already cut and stemmed as the
+// keyword index cuts them (memindex.Terms), which a second cutting would
+// change (capability term-idf).
+type TermIDFSource interface {
+	IDFTerms(ctx context.Context, sc Scope, terms []string) (idf map[string]float64, unseen float64, err error)
+}
+
+// TermKeyworder is a store that searches index terms already cut (the
+// related terms of a query expansion) as Keyword searches the terms it
+// cuts from a query (capability term-keyword).
+type TermKeyworder interface {
+	KeywordTerms(ctx context.Context, sc Scope, terms []string, f Filter, n int) ([]Hit, error)
+}
+
+// Warmer is a store that keeps per-namespace in-memory indexes and can
+// load one ahead of its first search (capability warm). Warm may decline
+// to load one when a bound on the indexes' memory is reached.
+type Warmer interface {
+	Warm(ctx context.Context, namespace string) error
+}

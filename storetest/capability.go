@@ -1,0 +1,229 @@
+package storetest
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memindex"
+)
+
+// capabilityTests check that a store honours each optional capability it
+// claims (see mnemo.Capabilities); one it does not claim is skipped.
+var capabilityTests = []struct {
+	name string
+	cap  mnemo.Capability
+	fn   func(*testing.T, mnemo.Store)
+}{
+	{"IDF", mnemo.CapIDF, testCapIDF},
+	{"TermIDF", mnemo.CapTermIDF, testCapTermIDF},
+	{"TermKeyword", mnemo.CapTermKeyword, testCapTermKeyword},
+	{"ShortRefs", mnemo.CapRefs, testShortRefs},
+	{"Warm", mnemo.CapWarm, testCapWarm},
+}
+
+// testCapabilities: the store implements exactly the capabilities its
+// tests claim for it, no fewer (a claim it does not keep) and no more (a
+// capability callers would use that nothing checks).
+func testCapabilities(t *testing.T, s mnemo.Store, claims []mnemo.Capability) {
+	got := mnemo.Capabilities(s)
+	for _, c := range claims {
+		if !slices.Contains(got, c) {
+			t.Errorf("capability %s is claimed but not implemented", c)
+		}
+	}
+	for _, c := range got {
+		if !slices.Contains(claims, c) {
+			t.Errorf("capability %s is implemented but not claimed", c)
+		}
+	}
+	known := make([]mnemo.Capability, len(capabilityTests))
+	for i, ct := range capabilityTests {
+		known[i] = ct.cap
+	}
+	for _, c := range claims {
+		if !slices.Contains(known, c) {
+			t.Errorf("capability %s has no conformance test", c)
+		}
+	}
+}
+
+// idfRecords stores three records visible at clearance 0 and one above
+// it, for the IDF checks: "zebra" is held by one visible record and the
+// hidden one, "lion" by two visible ones and the hidden one, "okapi" by
+// the hidden one only.
+func idfRecords(t *testing.T, s mnemo.Store) {
+	t.Helper()
+	hidden := rec("idf", "zebra lion okapi")
+	hidden.AccessLevel = 2
+	gone := rec("idf", "lion sleeps")
+	gone.DeletedAt = ptr(base) // forgotten records stay in the statistics
+	insert(t, s, rec("idf", "zebra grazes"), rec("idf", "lion hunts"), gone, hidden)
+}
+
+// bm25IDF is the IDF the capability promises: N records seen, n holding the term.
+func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// oneIDF returns the IDF of the single index term of word.
+func oneIDF(t *testing.T, m map[string]float64) float64 {
+	t.Helper()
+	if len(m) != 1 {
+		t.Fatalf("IDF of one word = %v, want one term", m)
+	}
+	for _, v := range m {
+		return v
+	}
+	return 0
+}
+
+// testCapIDF: IDF is BM25's, counted over the records the scope sees
+// (forgotten ones included), and a record above the clearance changes
+// nothing.
+func testCapIDF(t *testing.T, s mnemo.Store) {
+	src, ok := s.(mnemo.IDFSource)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.IDFSource")
+	}
+	idfRecords(t, s)
+	for _, c := range []struct {
+		clearance int
+		word      string
+		N, n      float64
+	}{
+		{0, "zebra", 3, 1}, {0, "lion", 3, 2}, {0, "okapi", 3, 0},
+		{2, "zebra", 4, 2}, {2, "lion", 4, 3}, {2, "okapi", 4, 1},
+	} {
+		m, unseen, err := src.IDF(bg, mnemo.Scope{Namespace: "idf", Clearance: c.clearance}, c.word)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := oneIDF(t, m), bm25IDF(c.N, c.n); !closeTo(got, want) {
+			t.Errorf("clearance %d: IDF(%s) = %v, want %v", c.clearance, c.word, got, want)
+		}
+		if want := bm25IDF(c.N, 0); !closeTo(unseen, want) {
+			t.Errorf("clearance %d: unseen IDF = %v, want %v", c.clearance, unseen, want)
+		}
+	}
+	// Another namespace's records count nowhere.
+	m, _, err := src.IDF(bg, mnemo.Scope{Namespace: "idf-other", Clearance: 2}, "zebra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := oneIDF(t, m), bm25IDF(0, 0); !closeTo(got, want) {
+		t.Errorf("IDF in an empty namespace = %v, want %v", got, want)
+	}
+}
+
+// testCapTermIDF: IDFTerms of the terms the index cuts from a text is IDF
+// of the text.
+func testCapTermIDF(t *testing.T, s mnemo.Store) {
+	src, ok := s.(mnemo.TermIDFSource)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.TermIDFSource")
+	}
+	idfRecords(t, s)
+	sc := mnemo.Scope{Namespace: "idf", Clearance: 0}
+	terms := memindex.Terms(memindex.QueryTokens("zebras lions okapi"), memindex.MaxQueryTokens)
+	m, unseen, err := src.IDFTerms(bg, sc, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closeTo(unseen, bm25IDF(3, 0)) {
+		t.Errorf("unseen IDF = %v, want %v", unseen, bm25IDF(3, 0))
+	}
+	want := map[string]float64{}
+	for _, w := range []struct {
+		word string
+		n    float64
+	}{{"zebra", 1}, {"lion", 2}, {"okapi", 0}} {
+		for _, term := range memindex.Terms(memindex.QueryTokens(w.word), 1) {
+			want[term] = bm25IDF(3, w.n)
+		}
+	}
+	if len(m) != len(want) {
+		t.Fatalf("IDFTerms(%v) = %v, want %v", terms, m, want)
+	}
+	for term, v := range want {
+		if !closeTo(m[term], v) {
+			t.Errorf("IDFTerms: %s = %v, want %v", term, m[term], v)
+		}
+	}
+}
+
+// testCapTermKeyword: KeywordTerms of the terms the index cuts from a
+// query finds what Keyword finds for the query, within the clearance and
+// the filter.
+func testCapTermKeyword(t *testing.T, s mnemo.Store) {
+	tk, ok := s.(mnemo.TermKeyworder)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.TermKeyworder")
+	}
+	a, b, c := rec("terms", "the lions hunt at dusk"), rec("terms", "a lion sleeps in the shade"), rec("terms", "lions roar")
+	c.AccessLevel = 2
+	b.Tags = []string{"rest"}
+	insert(t, s, a, b, c, rec("terms", "zebras graze"))
+	terms := memindex.Terms(memindex.QueryTokens("lion"), memindex.MaxQueryTokens)
+	for _, q := range []struct {
+		sc   mnemo.Scope
+		f    mnemo.Filter
+		want []string
+	}{
+		{mnemo.Scope{Namespace: "terms"}, mnemo.Filter{}, []string{a.ID, b.ID}},
+		{mnemo.Scope{Namespace: "terms", Clearance: 2}, mnemo.Filter{}, []string{a.ID, b.ID, c.ID}},
+		{mnemo.Scope{Namespace: "terms"}, mnemo.Filter{Tags: []string{"rest"}}, []string{b.ID}},
+		{mnemo.Scope{Namespace: "terms-other", Clearance: 2}, mnemo.Filter{}, nil},
+	} {
+		got, err := tk.KeywordTerms(bg, q.sc, terms, q.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, "KeywordTerms", hitIDs(got), q.want)
+		kw, err := s.Keyword(bg, q.sc, "lion", q.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(hitIDs(kw), hitIDs(got)) {
+			t.Errorf("KeywordTerms = %v, Keyword = %v: want the same ranking", hitIDs(got), hitIDs(kw))
+		}
+	}
+	if got, err := tk.KeywordTerms(bg, mnemo.Scope{Namespace: "terms"}, nil, mnemo.Filter{}, 10); err != nil || len(got) != 0 {
+		t.Errorf("KeywordTerms without terms = %v, %v", got, err)
+	}
+}
+
+// testCapWarm: Warm loads a namespace, or one that holds nothing yet,
+// without error, and searches after it see the records written before and
+// after it.
+func testCapWarm(t *testing.T, s mnemo.Store) {
+	w, ok := s.(mnemo.Warmer)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.Warmer")
+	}
+	a := rec("warm", "the badger digs")
+	a.Embedding = vec(41)
+	insert(t, s, a)
+	for _, ns := range []string{"warm", "warm-empty"} {
+		if err := w.Warm(bg, ns); err != nil {
+			t.Fatalf("warm %s: %v", ns, err)
+		}
+	}
+	b := rec("warm", "the badger sleeps")
+	b.Embedding = vec(42)
+	insert(t, s, b)
+	sc := mnemo.Scope{Namespace: "warm"}
+	kw, err := s.Keyword(bg, sc, "badger", mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "Keyword after Warm", hitIDs(kw), []string{a.ID, b.ID})
+	vh, err := s.Vector(bg, sc, vec(42), mnemo.Filter{}, 1)
+	if err != nil || len(vh) != 1 || vh[0].ID != b.ID {
+		t.Errorf("Vector after Warm = %v, %v; want %s", vh, err, b.ID)
+	}
+	if kw, _ := s.Keyword(bg, mnemo.Scope{Namespace: "warm-empty"}, "badger", mnemo.Filter{}, 10); len(kw) != 0 {
+		t.Errorf("Keyword in a warmed empty namespace = %v", kw)
+	}
+}
