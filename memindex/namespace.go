@@ -102,9 +102,12 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 	} else if dim > 0 {
 		e.off = len(n.vecs)
 		if cap(n.vecs)-len(n.vecs) < dim {
-			// Double the backing array: appending a fresh slice per row
-			// costs an allocation and, at 1.25x growth, many large copies.
-			n.vecs = slices.Grow(n.vecs, max(dim, len(n.vecs)))
+			// Grow the backing array by a quarter: room for many rows
+			// per allocation, while at most a fifth of it stands empty
+			// (doubling left up to half of it so, 39 MB at 100,000
+			// vectors of 384 dimensions). The copies this costs are of
+			// one byte per dimension.
+			n.vecs = slices.Grow(n.vecs, max(dim, len(n.vecs)/4))
 		}
 		n.vecs = n.vecs[:len(n.vecs)+dim] // every element is written below
 	}
