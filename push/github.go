@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -37,14 +38,14 @@ type GitHub struct {
 	api   *apiClient
 }
 
-var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+var repoName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`) })
 
 // NewGitHub returns the tracker for cfg.
 //
 // Errors: EINVALID when Repo is not OWNER/NAME or URL is not an absolute
 // http(s) URL.
 func NewGitHub(cfg GitHubConfig) (*GitHub, error) {
-	if !repoName.MatchString(cfg.Repo) {
+	if !repoName().MatchString(cfg.Repo) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "github: repository %q is not OWNER/NAME", cfg.Repo)
 	}
 	if cfg.URL == "" {

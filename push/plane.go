@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -42,14 +43,14 @@ type Plane struct {
 	api *apiClient
 }
 
-var planeSlug = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+var planeSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`) })
 
 // NewPlane returns the tracker for cfg.
 //
 // Errors: EINVALID when the workspace or project is missing or malformed,
 // or URL is not an absolute http(s) URL.
 func NewPlane(cfg PlaneConfig) (*Plane, error) {
-	if !planeSlug.MatchString(cfg.Workspace) || !planeSlug.MatchString(cfg.Project) {
+	if !planeSlug().MatchString(cfg.Workspace) || !planeSlug().MatchString(cfg.Project) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "plane: a workspace slug and a project id are required (letters, digits, - and _)")
 	}
 	if cfg.URL == "" {
@@ -238,10 +239,10 @@ func planePages[T any](ctx context.Context, p *Plane, what string, segments ...s
 	}
 }
 
-var htmlTag = regexp.MustCompile(`<[^>]*>`)
+var htmlTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
 // stripHTML turns a rich-text field into plain text.
 func stripHTML(s string) string {
 	s = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "<br />", "\n", "</p>", "\n", "</li>", "\n").Replace(s)
-	return strings.TrimSpace(html.UnescapeString(htmlTag.ReplaceAllString(s, "")))
+	return strings.TrimSpace(html.UnescapeString(htmlTag().ReplaceAllString(s, "")))
 }

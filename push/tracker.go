@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -99,13 +100,13 @@ func hasLabel(labels []string, label string) bool {
 	return slices.ContainsFunc(labels, func(l string) bool { return strings.EqualFold(strings.TrimSpace(l), label) })
 }
 
-var pathsLine = regexp.MustCompile(`(?im)^\s*(?:mnemo[- ])?paths\s*:\s*(.+)$`)
+var pathsLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^\s*(?:mnemo[- ])?paths\s*:\s*(.+)$`) })
 
 // bodyPaths reads the repository paths a task names in its description, on
 // a line "Paths: a/, b/c.go" (commas or spaces between them). Paths that
 // look like options are dropped.
 func bodyPaths(body string) []string {
-	m := pathsLine.FindStringSubmatch(body)
+	m := pathsLine().FindStringSubmatch(body)
 	if m == nil {
 		return nil
 	}
@@ -118,13 +119,15 @@ func bodyPaths(body string) []string {
 	return out
 }
 
-var toolsLine = regexp.MustCompile(`(?im)^\s*(?:mnemo[- ])?tools\s*:\s*` + "`?" + `([^\s` + "`" + `]+)` + "`?" + `\s*$`)
+var toolsLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^\s*(?:mnemo[- ])?tools\s*:\s*` + "`?" + `([^\s` + "`" + `]+)` + "`?" + `\s*$`)
+})
 
 // bodyTools reads the tools file a task names in its description, on a
 // line "Tools: tools/plan.json": one JSON file inside the repository
 // (slash-separated, relative, without "..", ending in .json), else "".
 func bodyTools(body string) string {
-	m := toolsLine.FindStringSubmatch(body)
+	m := toolsLine().FindStringSubmatch(body)
 	if m == nil {
 		return ""
 	}

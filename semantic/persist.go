@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -33,7 +34,7 @@ const (
 // format this version reads, or that is damaged.
 var ErrFormat = errors.New("semantic: not a valid model")
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Marshal returns the model in a compact, versioned binary form with a
 // checksum; Unmarshal reads it back.
@@ -77,7 +78,7 @@ func (m *Model) Marshal() []byte {
 			b = le.AppendUint32(b, math.Float32bits(x))
 		}
 	}
-	return le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return le.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
 // Unmarshal reads a model written by Marshal. Data that is not a model,
@@ -92,7 +93,7 @@ func Unmarshal(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrFormat, v, formatVersion)
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, castagnoli()) != le.Uint32(data[len(data)-4:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrFormat)
 	}
 	r := reader{b: body, off: 12}

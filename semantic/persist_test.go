@@ -44,7 +44,7 @@ func reseal(b []byte) []byte {
 		return b
 	}
 	b = slices.Clone(b)
-	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli()))
 	return b
 }
 
