@@ -131,6 +131,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		dd.add(h)
 		fold.place(h, sections, opened)
 		opened[sec] = true
+		if body == "" {
+			body = entryBody(r)
+		}
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
 	}
 	// The decisions the placed ones link to, in what is left.

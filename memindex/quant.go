@@ -47,6 +47,34 @@ func normalizeRaw(raw []byte, v []float32) {
 	scaleUnit(v, sum)
 }
 
+// cosineRaw is the exact score of a stored float32 vector v for the unit
+// query q: q·v ÷ ‖v‖, in one pass (normalising v first and then taking
+// the dot product read it three times). Every search path rescores with
+// it, so an entry scores the same whichever path finds it.
+func cosineRaw(q, v []float32) float32 {
+	v = v[:len(q)]
+	var d0, d1, d2, d3 float32
+	var n0, n1 float64
+	i := 0
+	for ; i+4 <= len(q); i += 4 {
+		d0 += q[i] * v[i]
+		d1 += q[i+1] * v[i+1]
+		d2 += q[i+2] * v[i+2]
+		d3 += q[i+3] * v[i+3]
+		n0 += float64(v[i])*float64(v[i]) + float64(v[i+1])*float64(v[i+1])
+		n1 += float64(v[i+2])*float64(v[i+2]) + float64(v[i+3])*float64(v[i+3])
+	}
+	for ; i < len(q); i++ {
+		d0 += q[i] * v[i]
+		n0 += float64(v[i]) * float64(v[i])
+	}
+	n := n0 + n1
+	if n <= 0 {
+		return 0
+	}
+	return float32(float64(d0+d1+d2+d3) / math.Sqrt(n))
+}
+
 // normalizeVec is normalizeRaw of a decoded vector, into v.
 func normalizeVec(src, v []float32) {
 	var sum float64

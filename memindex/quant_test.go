@@ -63,12 +63,13 @@ func (qc *quantCorpus) exact(calls *int) Exact {
 }
 
 // scan is the exact float32 search: every entry passing c scored with
-// dot on its normalised float32 vector, best first, ties by descending id.
+// the cosine of its float32 vector as written, best first, ties by
+// descending id.
 func (qc *quantCorpus) scan(q []float32, c *Cond, n int) []mnemo.Hit {
 	var all []scored
 	for i := range qc.n.ents {
 		if e := &qc.n.ents[i]; e.dim == len(q) && c.Matches(e) {
-			all = append(all, scored{i, dot(q, qc.norm[i*qc.dim:(i+1)*qc.dim])})
+			all = append(all, scored{i, cosineRaw(q, qc.raw[e.ID])})
 		}
 	}
 	qc.n.sortHits(all)

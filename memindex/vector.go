@@ -183,11 +183,9 @@ func (idx *Namespace[K]) rescore(q []float32, cs []cand, n int, exact Exact) []m
 			ids[k], seqs[k] = idx.ents[x.i].ID, idx.ents[x.i].Seq
 		}
 		vs := exact(ids, seqs)
-		buf := make([]float32, len(q))
 		for k, x := range cs {
 			if k < len(vs) && len(vs[k]) == len(q) && idx.ents[x.i].dim == len(q) {
-				normalizeVec(vs[k], buf)
-				all[k].score = dot(q, buf)
+				all[k].score = cosineRaw(q, vs[k])
 			}
 		}
 	}
