@@ -127,13 +127,22 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			omitted++
 			continue
 		}
+		if body == "" {
+			// Fits by its bound: render it and count it exactly.
+			body = entryBody(r)
+			if exact := s.entryTokens(r); exact != bodyTok {
+				cost += exact - bodyTok
+				bodyTok = exact
+				if cost > left-used {
+					omitted++
+					continue
+				}
+			}
+		}
 		used += cost
 		dd.add(h)
 		fold.place(h, sections, opened)
 		opened[sec] = true
-		if body == "" {
-			body = entryBody(r)
-		}
 		sections[sec] = append(sections[sec], placed{hit: h, prefix: prefix, body: body, tokens: bodyTok})
 	}
 	// The decisions the placed ones link to, in what is left.

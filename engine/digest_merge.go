@@ -96,8 +96,9 @@ func (f *digestFold) replaces(h mnemo.ScoredRecord) bool {
 // tokens that placing h would give back: those of its source messages
 // already placed (prefix and body), and the headers of the sections they
 // would leave empty, but sec, h's own. The body of an entry that folds
-// nothing is "": the caller renders it (entryBody) only if it places it,
-// since most candidates of a full digest are counted and left out.
+// nothing is "" and its tokens a bound (entryTokensBound): the caller
+// renders and counts it exactly only if it places it, since most
+// candidates of a full digest are left out.
 func (s *Service) foldEntry(f *digestFold, h mnemo.ScoredRecord, sec string, sections map[string][]placed) (string, int, int) {
 	r := h.Record
 	var src []string
@@ -105,7 +106,7 @@ func (s *Service) foldEntry(f *digestFold, h mnemo.ScoredRecord, sec string, sec
 		src = f.sources[r.ID]
 	}
 	if len(src) == 0 {
-		return "", s.entryTokens(r), 0
+		return "", s.entryTokensBound(r), 0
 	}
 	body := entryBody(r) + fromLine + joinRefs(src) + "\n"
 	refund := 0

@@ -59,31 +59,31 @@ const learnedVecsSize = 8192
 // 0.6 (recall@10 rose to 0.3 and fell after); 6–10 held out gained too.
 const learnedWeight = 0.3
 
-// sim is the learned similarity of r to the query whose learned vector
-// is q.
-func (l *learned) sim(q []float32, r *mnemo.Record) float64 {
-	return dot(q, l.vec(r))
+// sim is the learned similarity of r, whose distinct index terms are
+// terms, to the query whose learned vector is q.
+func (l *learned) sim(q []float32, r *mnemo.Record, terms func() []string) float64 {
+	return dot(q, l.vec(r, terms))
 }
 
 // strength is the learned channel's evidence that r is about the query
 // whose learned vector is q: its similarity above the namespace's null,
 // scaled to 0..1 (0 at or below the null).
-func (l *learned) strength(q []float32, r *mnemo.Record) float64 {
-	sim := l.sim(q, r)
+func (l *learned) strength(q []float32, r *mnemo.Record, terms func() []string) float64 {
+	sim := l.sim(q, r, terms)
 	if sim <= l.textNull || l.textNull >= 1 {
 		return 0
 	}
 	return (sim - l.textNull) / (1 - l.textNull)
 }
 
-// vec is r's vector in the model, kept in l.vecs.
-func (l *learned) vec(r *mnemo.Record) []float32 {
+// vec is r's vector in the model (of its distinct terms), kept in l.vecs.
+func (l *learned) vec(r *mnemo.Record, terms func() []string) []float32 {
 	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
 	l.vecs.mu.Lock()
 	v, ok := l.vecs.m[k]
 	l.vecs.mu.Unlock()
 	if !ok {
-		v = l.m.Embed(r.SearchText())
+		v = l.m.EmbedTerms(terms())
 		l.vecs.mu.Lock()
 		if l.vecs.m == nil || len(l.vecs.m) >= learnedVecsSize {
 			l.vecs.m = make(map[termKey][]float32, 1024)

@@ -29,15 +29,15 @@ type placed struct {
 	tokens int
 }
 
-// hasLinks reports whether r is a decision that links to others.
+// hasLinks reports whether r is a decision that links to others (or
+// cites principles): lines whose rendering changed after such records
+// were written.
 func hasLinks(r *mnemo.Record) bool {
-	return r.Decision != nil && (len(r.Decision.DependsOn) > 0 || len(r.Decision.Constrains) > 0)
+	return r.Decision != nil && (len(r.Decision.DependsOn) > 0 || len(r.Decision.Constrains) > 0 || len(r.Decision.Principles) > 0)
 }
 
-// entryTokens is the token count of r's entry body, counted once per
-// version of the record and kept (bodyTokens). The count stored with the
-// record at write time is not used: it may predate the way entries are
-// rendered now (short references, link lines).
+// entryTokens is the exact token count of r's entry body, counted once
+// per version of the record and kept (bodyTokens).
 func (s *Service) entryTokens(r *mnemo.Record) int {
 	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
 	s.bodyTokens.mu.RLock()
@@ -54,6 +54,27 @@ func (s *Service) entryTokens(r *mnemo.Record) int {
 	s.bodyTokens.m[k] = n
 	s.bodyTokens.mu.Unlock()
 	return n
+}
+
+// entryTokensBound is a cheap bound on entryTokens for a candidate that
+// may not be placed: the exact count when it is kept, else the count
+// stored with the record at write time — exact for records written by
+// this version, and a few tokens more for records written before digests
+// printed short references — else the exact count (no stored count, or
+// link lines rendered since). A digest checks candidates against the
+// bound and counts exactly only those it places.
+func (s *Service) entryTokensBound(r *mnemo.Record) int {
+	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
+	s.bodyTokens.mu.RLock()
+	n, ok := s.bodyTokens.m[k]
+	s.bodyTokens.mu.RUnlock()
+	if ok {
+		return n
+	}
+	if r.Tokens > 0 && !hasLinks(r) {
+		return r.Tokens
+	}
+	return s.entryTokens(r)
 }
 
 // countCache keeps the token counts of entry bodies (entryTokens).

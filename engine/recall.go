@@ -338,11 +338,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			// gained it).
 			var learnedSim func() float64
 			if qLearn != nil {
-				learnedSim = func() float64 { return lm.sim(qLearn, r) }
+				learnedSim = func() float64 { return lm.sim(qLearn, r, func() []string { return s.termCache.of(r) }) }
 			}
 			why, ok := fl.judge(r, c.sem, c.bm25, c.kwHit || !complete, learnedSim)
 			if ok && qLearn != nil {
-				c.learned = lm.strength(qLearn, r)
+				c.learned = lm.strength(qLearn, r, func() []string { return s.termCache.of(r) })
 			}
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true

@@ -403,6 +403,23 @@ func (m *Model) Embed(text string) []float32 {
 	return out
 }
 
+// EmbedTerms is Embed of a text given as its distinct index terms
+// (folded and stemmed as package memindex cuts them), each counted once:
+// no tokenising, for callers that hold the terms already.
+func (m *Model) EmbedTerms(terms []string) []float32 {
+	out := make([]float32, m.dim)
+	for _, t := range terms {
+		if i, ok := m.index[t]; ok {
+			axpy(out, m.sif[i], m.vec(i))
+		}
+	}
+	if p := dot(out, m.cmn); p != 0 {
+		axpy(out, -p, m.cmn)
+	}
+	normalize(out)
+	return out
+}
+
 // scored is a vocabulary id and a similarity.
 type scored struct {
 	id  int32
