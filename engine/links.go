@@ -40,13 +40,10 @@ func hasLinks(r *mnemo.Record) bool {
 // per version of the record and kept (bodyTokens).
 func (s *Service) entryTokens(r *mnemo.Record) int {
 	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
-	s.bodyTokens.mu.RLock()
-	n, ok := s.bodyTokens.m[k]
-	s.bodyTokens.mu.RUnlock()
-	if ok {
+	if n, ok := s.bodyTokens.get(k); ok {
 		return n
 	}
-	n = s.count(entryBody(r))
+	n := s.count(entryBody(r))
 	s.bodyTokens.mu.Lock()
 	if s.bodyTokens.m == nil || len(s.bodyTokens.m) >= termCacheSize {
 		s.bodyTokens.m = make(map[termKey]int, 1024)
@@ -64,11 +61,7 @@ func (s *Service) entryTokens(r *mnemo.Record) int {
 // link lines rendered since). A digest checks candidates against the
 // bound and counts exactly only those it places.
 func (s *Service) entryTokensBound(r *mnemo.Record) int {
-	k := termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}
-	s.bodyTokens.mu.RLock()
-	n, ok := s.bodyTokens.m[k]
-	s.bodyTokens.mu.RUnlock()
-	if ok {
+	if n, ok := s.bodyTokens.get(termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}); ok {
 		return n
 	}
 	if r.Tokens > 0 && !hasLinks(r) {
@@ -81,6 +74,14 @@ func (s *Service) entryTokensBound(r *mnemo.Record) int {
 type countCache struct {
 	mu sync.RWMutex
 	m  map[termKey]int
+}
+
+// get returns the kept count of k.
+func (c *countCache) get(k termKey) (int, bool) {
+	c.mu.RLock()
+	n, ok := c.m[k]
+	c.mu.RUnlock()
+	return n, ok
 }
 
 // addLinked places, after each placed decision, the live decisions it
