@@ -161,3 +161,46 @@ func (b *Budget) Evict(keep string, size func(ns string) int64) []string {
 	b.Evictions.Add(int64(len(out)))
 	return out
 }
+
+// SizeOf returns the size function Budget takes for the loaded namespaces
+// m: a namespace's MemoryBytes, -1 when it is not loaded. Call it, and
+// what it returns, under the store's write lock.
+func SizeOf[K comparable](m map[string]*Namespace[K]) func(ns string) int64 {
+	return func(ns string) int64 {
+		if n := m[ns]; n != nil {
+			return n.MemoryBytes()
+		}
+		return -1
+	}
+}
+
+// EvictFrom drops from m, under the store's write lock, the namespaces
+// b.Evict chooses (never keep), marks each Evicted and hands it to
+// dropped (nil: nothing more to do).
+func EvictFrom[K comparable](b *Budget, m map[string]*Namespace[K], keep string, dropped func(ns string, n *Namespace[K])) {
+	for _, ns := range b.Evict(keep, SizeOf(m)) {
+		n := m[ns]
+		if n == nil {
+			continue
+		}
+		delete(m, ns)
+		n.Evicted()
+		if dropped != nil {
+			dropped(ns, n)
+		}
+	}
+}
+
+// Report is what a store says of its in-memory indexes m bounded by b
+// (nil: no bound): the bound (0: none), their estimated bytes, how many
+// namespaces are loaded and how many were evicted. Call it under the
+// store's lock.
+func Report[K comparable](b *Budget, m map[string]*Namespace[K]) (limit, used int64, loaded int, evicted int64) {
+	if b == nil {
+		for _, n := range m {
+			used += n.MemoryBytes()
+		}
+		return 0, used, len(m), 0
+	}
+	return b.Limit(), b.Used(SizeOf(m)), len(m), b.Evictions.Load()
+}

@@ -18,24 +18,13 @@ import (
 
 // indexMemoryBytes returns the estimate of namespace ns (under the write
 // lock), -1 when it is not loaded.
-func (s *Store) indexMemoryBytes(ns string) int64 {
-	n := s.idx.ns[ns]
-	if n == nil {
-		return -1
-	}
-	return n.MemoryBytes()
-}
+func (s *Store) indexMemoryBytes(ns string) int64 { return memindex.SizeOf(s.idx.ns)(ns) }
 
 // evict drops the least recently used namespaces but keep while the loaded
 // ones pass the bound. It runs under the write lock, at the end of a
 // refresh.
 func (s *Store) evict(keep string) {
-	for _, ns := range s.idx.budget.Evict(keep, s.indexMemoryBytes) {
-		if n := s.idx.ns[ns]; n != nil {
-			delete(s.idx.ns, ns)
-			n.Evicted()
-		}
-	}
+	memindex.EvictFrom(s.idx.budget, s.idx.ns, keep, nil)
 }
 
 // IndexMemory reports the bound of the in-memory indexes (0: none), their
@@ -44,14 +33,7 @@ func (s *Store) evict(keep string) {
 func (s *Store) IndexMemory() (limit, used int64, loaded int, evicted int64) {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
-	b := s.idx.budget
-	if b == nil {
-		for _, n := range s.idx.ns {
-			used += n.MemoryBytes()
-		}
-		return 0, used, len(s.idx.ns), 0
-	}
-	return b.Limit(), b.Used(s.indexMemoryBytes), len(s.idx.ns), b.Evictions.Load()
+	return memindex.Report(s.idx.budget, s.idx.ns)
 }
 
 // newBudget returns the budget of Options.IndexMemory (nil: no bound).

@@ -36,27 +36,13 @@ import (
 
 // indexMemoryBytes returns the estimate of namespace ns (under the write
 // lock), -1 when it is not loaded.
-func (s *Store) indexMemoryBytes(ns string) int64 {
-	n := s.idx.ns[ns]
-	if n == nil {
-		return -1
-	}
-	return n.MemoryBytes()
-}
+func (s *Store) indexMemoryBytes(ns string) int64 { return memindex.SizeOf(s.idx.ns)(ns) }
 
 // evict drops the least recently used namespaces but keep while the loaded
 // ones pass the bound. It runs under the write lock, at the end of a
 // refresh.
 func (s *Store) evict(keep string) {
-	for _, ns := range s.idx.budget.Evict(keep, s.indexMemoryBytes) {
-		n := s.idx.ns[ns]
-		if n == nil {
-			continue
-		}
-		delete(s.idx.ns, ns)
-		n.Evicted()
-		s.snapshotEvicted(ns, n)
-	}
+	memindex.EvictFrom(s.idx.budget, s.idx.ns, keep, s.snapshotEvicted)
 }
 
 // snapshotEvicted writes, in the background, the snapshot of namespace ns
@@ -113,14 +99,7 @@ func (s *Store) snapshotData(f *os.File, size int) (data []byte, grow memindex.S
 func (s *Store) IndexMemory() (limit, used int64, loaded int, evicted int64) {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
-	b := s.idx.budget
-	if b == nil {
-		for _, n := range s.idx.ns {
-			used += n.MemoryBytes()
-		}
-		return 0, used, len(s.idx.ns), 0
-	}
-	return b.Limit(), b.Used(s.indexMemoryBytes), len(s.idx.ns), b.Evictions.Load()
+	return memindex.Report(s.idx.budget, s.idx.ns)
 }
 
 // checkIndexMemory validates Options.IndexMemory.
