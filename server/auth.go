@@ -201,7 +201,7 @@ func (s *Server) allow(p mnemo.Principal, r *http.Request) (time.Duration, bool)
 	if id == "" {
 		id, _, _ = net.SplitHostPort(r.RemoteAddr)
 	}
-	return s.limiter.take(id, time.Now())
+	return s.limiter.take(id, s.cfg.Now())
 }
 
 func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {

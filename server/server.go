@@ -77,7 +77,8 @@ type Config struct {
 	// (default 15s); ReadyTTL how long /readyz reuses its write probe (default 10s).
 	MetricsTTL time.Duration
 	ReadyTTL   time.Duration
-	// Now is the clock of the caches above (default time.Now).
+	// Now is the clock of the caches above and of the rate limit (default
+	// time.Now).
 	Now func() time.Time
 	// NoConsole leaves the web console (served at /) out.
 	NoConsole bool

@@ -11,9 +11,11 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
@@ -445,7 +447,8 @@ func TestIsolationByKeyNamespaceAndClearance(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	f := newFixture(t, func(c *server.Config) { c.Rate = 1; c.Burst = 2 })
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	f := newFixture(t, func(c *server.Config) { c.Rate = 1; c.Burst = 2; c.Now = func() time.Time { return now } })
 	var got []int
 	var retry string
 	for range 4 {
@@ -458,8 +461,15 @@ func TestRateLimit(t *testing.T) {
 			}
 		}
 	}
-	if got[0] != 200 || got[1] != 200 || got[3] != 429 || retry == "" {
-		t.Fatalf("statuses %v, Retry-After %q", got, retry)
+	wait, err := strconv.Atoi(retry)
+	if !slices.Equal(got, []int{200, 200, 429, 429}) || err != nil || wait < 1 {
+		t.Fatalf("statuses %v, Retry-After %q; want 200 200 429 429 and whole seconds", got, retry)
+	}
+	// Retry-After seconds later the bucket holds a token again; the clock
+	// alone decides (it is the fixture's, not the machine's).
+	now = now.Add(time.Duration(wait) * time.Second)
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/records"}); st != 200 {
+		t.Fatalf("%d s later: %d %s", wait, st, b)
 	}
 }
 
