@@ -2,30 +2,18 @@ package bench
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-dev/mnemo/internal/locomotest"
 )
 
-// locomoPath is the real LoCoMo file: $MNEMO_LOCOMO, else a copy beside the
-// repository (../shared/data/locomo/locomo10.json from its root).
-func locomoPath() string {
-	if p := os.Getenv("MNEMO_LOCOMO"); p != "" {
-		return p
-	}
-	return filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-}
-
-// TestLoCoMoReal runs the whole benchmark on the real data when it is present.
+// TestLoCoMoReal runs the whole benchmark on the real data, when
+// MNEMO_LOCOMO asks for it (see internal/locomotest):
+//
+//	MNEMO_LOCOMO=1 go test ./bench/ -run LoCoMoReal -v
 func TestLoCoMoReal(t *testing.T) {
-	path := locomoPath()
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("LoCoMo data not found at %s (set MNEMO_LOCOMO to locomo10.json from github.com/snap-research/locomo): %v", path, err)
-	}
-	if testing.Short() {
-		t.Skip("the real LoCoMo run takes about a minute; skipped with -short")
-	}
+	path := locomotest.File(t)
 	ds, err := LoadLoCoMo(path)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package loops_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,26 +12,11 @@ import (
 	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/locomotest"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
-
-// locomoFile is the LoCoMo file of MNEMO_LOCOMO: a path, or 1 for the copy
-// beside the repository (../shared/data/locomo/locomo10.json from its root).
-func locomoFile(t *testing.T) string {
-	v := os.Getenv("MNEMO_LOCOMO")
-	if v == "" {
-		t.Skip("MNEMO_LOCOMO is not set (a path to locomo10.json, or 1 for ../shared/data/locomo/locomo10.json beside the repository)")
-	}
-	if v == "1" {
-		v = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	}
-	if _, err := os.Stat(v); err != nil {
-		t.Skipf("LoCoMo data not found: %v", err)
-	}
-	return v
-}
 
 // locomoStage is what one configuration gives on LoCoMo.
 type locomoStage struct {
@@ -52,7 +36,7 @@ type locomoStage struct {
 //
 //	MNEMO_LOCOMO=1 go test ./loops/ -run LoCoMoColdCycle -v -timeout 30m
 func TestLoCoMoColdCycle(t *testing.T) {
-	path := locomoFile(t)
+	path := locomotest.File(t)
 	ds, err := bench.LoadLoCoMo(path)
 	if err != nil {
 		t.Fatal(err)

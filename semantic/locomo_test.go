@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/locomotest"
 )
 
 // locomoSample is the part of a LoCoMo sample the diagnostic reads.
@@ -48,18 +49,7 @@ func normDia(s string) string {
 }
 
 func loadLocomo(t *testing.T) []locomoSample {
-	path := os.Getenv("MNEMO_LOCOMO")
-	if path == "" {
-		t.Skip("MNEMO_LOCOMO is not set: set it to LoCoMo's locomo10.json (or its folder; a relative path is taken from the repository root) to run this diagnostic")
-	}
-	// A relative path may be given from the repository root; tests run in
-	// the package's folder.
-	if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
-		path = filepath.Join("..", path)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, "locomo10.json")
-	}
+	path := locomotest.File(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
