@@ -6,7 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/thesaurus"
+	"github.com/mnemo-dev/mnemo/tokenize"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,12 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/embed"
-	"github.com/mnemo-dev/mnemo/engine"
-	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 // PerfOptions configure RunPerf. The zero value is the full suite.
@@ -67,15 +68,11 @@ func NewLatency(samples []time.Duration) Latency {
 	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
-	pct := func(p float64) time.Duration {
-		i := int(p*float64(len(s))+0.999999) - 1
-		return s[min(max(i, 0), len(s)-1)]
-	}
 	var sum time.Duration
 	for _, d := range s {
 		sum += d
 	}
-	return Latency{P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Mean: sum / time.Duration(len(s))}
+	return Latency{P50: stats.Percentile(s, 0.50), P95: stats.Percentile(s, 0.95), P99: stats.Percentile(s, 0.99), Mean: sum / time.Duration(len(s))}
 }
 
 // PerfSize is the figures at one store size.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/capture"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 func benchPrompt(i int) capture.Prompt {
@@ -130,7 +131,7 @@ func BenchmarkCaptureLatency(b *testing.B) {
 			name string
 			d    []time.Duration
 		}{{"inproc", inproc}, {"gitpipe", pipeline}, {"process", process}} {
-			p50, p95 := pct(m.d, 0.50), pct(m.d, 0.95)
+			p50, p95 := stats.Percentile(m.d, 0.50), stats.Percentile(m.d, 0.95)
 			b.ReportMetric(ms(p50), m.name+"-p50-ms")
 			b.ReportMetric(ms(p95), m.name+"-p95-ms")
 			b.Logf("%-8s p50 %.3f ms  p95 %.3f ms  (n=%d)", m.name, ms(p50), ms(p95), n)
@@ -149,12 +150,6 @@ func measure(b *testing.B, n int, f func(i int) error) []time.Duration {
 	}
 	slices.Sort(d)
 	return d
-}
-
-// pct returns the nearest-rank percentile of sorted durations.
-func pct(sorted []time.Duration, p float64) time.Duration {
-	i := int(float64(len(sorted))*p+0.999999) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 // calibrationPairs holds the built-in calibration corpus: a statement and a
@@ -143,7 +143,7 @@ func calibrate(ctx context.Context, emb mnemo.Embedder) (*Calibration, error) {
 	slices.Sort(null)
 	slices.Sort(related)
 	c := &Calibration{Version: calibrationVersion, Quantile: embedderNullQuantile, Pairs: len(null),
-		Null: round4(quantile(null, embedderNullQuantile)), Max: round4(null[len(null)-1]), Related: round4(quantile(related, 0.5))}
+		Null: round4(stats.Percentile(null, embedderNullQuantile)), Max: round4(null[len(null)-1]), Related: round4(stats.Percentile(related, 0.5))}
 	found := 0
 	for _, r := range related {
 		if r > c.Null {
@@ -152,13 +152,4 @@ func calibrate(ctx context.Context, emb mnemo.Embedder) (*Calibration, error) {
 	}
 	c.Found = round4(float64(found) / float64(len(related)))
 	return c, nil
-}
-
-// quantile returns the q quantile of sorted xs (nearest rank).
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(xs)))) - 1
-	return xs[max(0, min(i, len(xs)-1))]
 }

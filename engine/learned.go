@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 	"github.com/mnemo-dev/mnemo/semantic"
 )
 
@@ -228,7 +229,7 @@ func textNull(m *semantic.Model, texts []string) float64 {
 		sims = append(sims, dot(vec(a), vec(b)))
 	}
 	slices.Sort(sims)
-	return round4(quantile(sims, nullQuantile))
+	return round4(stats.Percentile(sims, nullQuantile))
 }
 
 // RefreshSemantic retrains, one namespace after another, the model of

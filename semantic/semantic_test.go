@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 func trainSyn(t testing.TB, c *synCorpus, cfg Config) *Model {
@@ -58,7 +60,7 @@ func TestSynonymsAreNeighbours(t *testing.T) {
 	}
 	slices.Sort(sims)
 	t.Logf("unrelated pairs (synonyms of different topics): p95 %.3f, p99 %.3f, max %.3f; above NullSim(0.99): %d of %d",
-		quantile(sims, 0.95), quantile(sims, 0.99), sims[len(sims)-1], over, unrelated)
+		stats.Interpolated(sims, 0.95), stats.Interpolated(sims, 0.99), sims[len(sims)-1], over, unrelated)
 	if over*100 > unrelated {
 		t.Errorf("%d of %d unrelated pairs above the null threshold", over, unrelated)
 	}

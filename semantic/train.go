@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 // ErrTooSmall is returned by Train when the texts are too few, or their
@@ -473,16 +475,6 @@ func (m *Model) calibrate(texts []string) {
 func (m *Model) setNull(t int, sims []float64) {
 	slices.Sort(sims)
 	for q := 0; q < nullPoints; q++ {
-		m.null[t][q] = float32(quantile(sims, float64(q)/(nullPoints-1)))
+		m.null[t][q] = float32(stats.Interpolated(sims, float64(q)/(nullPoints-1)))
 	}
-}
-
-// quantile returns the q-quantile of sorted xs, interpolating linearly.
-func quantile(xs []float64, q float64) float64 {
-	f := q * float64(len(xs)-1)
-	i := int(f)
-	if i >= len(xs)-1 {
-		return xs[len(xs)-1]
-	}
-	return xs[i] + (f-float64(i))*(xs[i+1]-xs[i])
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 // The benchmarks below measure any mnemo.Store the same way, so the
@@ -107,8 +108,8 @@ func ReportLatency(b *testing.B, d []time.Duration) {
 		return
 	}
 	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(stats.Percentile(d, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(stats.Percentile(d, 0.95).Microseconds())/1000, "p95-ms")
 }
 
 // Load inserts n corpus records into namespace ns, 2,000 per batch.

@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -45,6 +44,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 // SyntheticModel is the model name Claude Code gives messages it wrote
@@ -430,25 +430,9 @@ func Describe(xs []float64) Stats {
 		sum += x
 	}
 	return Stats{
-		Median: Percentile(s, 0.5),
+		Median: stats.Interpolated(s, 0.5),
 		Mean:   sum / float64(len(s)),
-		P10:    Percentile(s, 0.1),
-		P90:    Percentile(s, 0.9),
+		P10:    stats.Interpolated(s, 0.1),
+		P90:    stats.Interpolated(s, 0.9),
 	}
-}
-
-// Percentile returns the p-quantile (p in [0, 1]) of sorted values by
-// linear interpolation (see Summarize); 0 for no values.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	p = math.Max(0, math.Min(1, p))
-	h := float64(n-1) * p
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -147,28 +147,6 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	tests := []struct {
-		xs   []float64
-		p    float64
-		want float64
-	}{
-		{nil, 0.5, 0},
-		{[]float64{7}, 0.9, 7},
-		{[]float64{1, 2}, 0.5, 1.5},
-		{[]float64{1, 2, 3, 4}, 0.1, 1.3},
-		{[]float64{1, 2, 3, 4}, 0.9, 3.7},
-		{[]float64{1, 2, 3, 4}, 0, 1},
-		{[]float64{1, 2, 3, 4}, 1, 4},
-		{[]float64{10, 20, 30, 40, 50}, 0.5, 30},
-	}
-	for _, tt := range tests {
-		if got := transcript.Percentile(tt.xs, tt.p); !near(got, tt.want) {
-			t.Errorf("Percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
-		}
-	}
-}
-
 func TestFit(t *testing.T) {
 	tests := []struct {
 		name                 string

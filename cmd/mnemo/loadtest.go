@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
@@ -56,14 +57,6 @@ func synthRecords(n int, seed uint64) []mnemo.NewRecord {
 			Component: strings.Fields(pick(ltSubjects))[1], Tags: []string{"t" + strconv.Itoa(r.IntN(20))}}
 	}
 	return out
-}
-
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p/100+0.999999) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func cmdLoadtest(ctx context.Context, a *app, args []string) error {
@@ -226,12 +219,12 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 			}
 			slices.Sort(l)
 			if writes == 0 {
-				fmt.Fprintf(a.stdout, "%8d %10s %10s %10s %10s %10.0f\n", n, ms(percentile(l, 50)), ms(percentile(l, 95)),
-					ms(percentile(l, 99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
+				fmt.Fprintf(a.stdout, "%8d %10s %10s %10s %10s %10.0f\n", n, ms(stats.Percentile(l, 0.50)), ms(stats.Percentile(l, 0.95)),
+					ms(stats.Percentile(l, 0.99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
 				continue
 			}
 			fmt.Fprintf(a.stdout, "%8d %7s %6d %10s %10s %10s %10s %10.0f\n", n, [2]string{"digest", "write"}[op], len(l),
-				ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
+				ms(stats.Percentile(l, 0.50)), ms(stats.Percentile(l, 0.95)), ms(stats.Percentile(l, 0.99)), ms(l[len(l)-1]), float64(len(l))/wall.Seconds())
 		}
 	}
 	return nil

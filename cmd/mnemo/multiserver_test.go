@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-dev/mnemo/internal/stats"
 	"github.com/mnemo-dev/mnemo/postgres/pgtest"
 )
 
@@ -276,7 +277,7 @@ func BenchmarkVisibilityLag(b *testing.B) {
 	q := func(ds []time.Duration, f float64) float64 {
 		s := slices.Clone(ds)
 		slices.Sort(s)
-		return float64(s[min(len(s)-1, int(f*float64(len(s))))].Microseconds()) / 1000
+		return float64(stats.Percentile(s, f).Microseconds()) / 1000
 	}
 	b.ReportMetric(q(lags, 0.5), "p50-ms")
 	b.ReportMetric(q(lags, 0.99), "p99-ms")

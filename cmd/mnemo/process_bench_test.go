@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/stats"
 )
 
 // percentiles returns p50 and p95 of ds in milliseconds.
 func percentiles(ds []time.Duration) (p50, p95 float64) {
 	slices.Sort(ds)
-	at := func(p float64) float64 {
-		return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000
-	}
+	at := func(p float64) float64 { return float64(stats.Percentile(ds, p).Microseconds()) / 1000 }
 	return at(0.50), at(0.95)
 }
 
