@@ -331,18 +331,11 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 	ns = nsOf(ns)
 	defer l.lock(ns)()
 	start := time.Now()
-	cv, err := l.Svc.Config(ctx, c, ns, -1)
+	rd, err := l.score(ctx, c, ns)
 	if err != nil {
 		return nil, err
 	}
-	kept, _, _, err := l.probes(ctx, c, ns)
-	if err != nil {
-		return nil, err
-	}
-	scored, err := l.Teacher.Score(ctx, l.Svc, c, ns, kept)
-	if err != nil {
-		return nil, err
-	}
+	cv, kept, scored := rd.active, rd.kept, rd.scored
 	run := &ColdRun{Namespace: ns, At: l.now().UTC(), Findings: []Finding{}, Patch: []Change{}, Version: cv.Version, Probes: len(scored)}
 	run.ValidationBefore, _ = mean(scored)
 	run.ValidationAfter = run.ValidationBefore

@@ -116,14 +116,19 @@ func (l *Loops) probes(ctx context.Context, c mnemo.Caller, ns string) ([]Probe,
 	return kept, len(ps), dropped, err
 }
 
-// Warm runs the warm loop once for namespace ns as caller c: probes from
-// the records c may see, scored with the active configuration; the
-// validation score and its breakdown are stored with the run; importance
-// adjustments (unless NoAdjust) are bounded, logged and reversible.
-func (l *Loops) Warm(ctx context.Context, c mnemo.Caller, ns string) (*WarmRun, error) {
-	ns = nsOf(ns)
-	defer l.lock(ns)()
-	start := time.Now()
+// round is where both loops start: the active configuration, and the
+// namespace's probes scored with it.
+type round struct {
+	active    *engine.ConfigVersion
+	kept      []Probe
+	scored    []Scored
+	generated int
+	dropped   map[string]int
+}
+
+// score reads the active configuration of ns and scores the namespace's
+// probes with it.
+func (l *Loops) score(ctx context.Context, c mnemo.Caller, ns string) (*round, error) {
 	cv, err := l.Svc.Config(ctx, c, ns, -1)
 	if err != nil {
 		return nil, err
@@ -136,8 +141,24 @@ func (l *Loops) Warm(ctx context.Context, c mnemo.Caller, ns string) (*WarmRun, 
 	if err != nil {
 		return nil, err
 	}
-	run := &WarmRun{Namespace: ns, At: l.now().UTC(), Probes: len(scored), Generated: gen, Dropped: dropped,
-		By: breakdown(scored), Adjusted: []AdjustmentEvent{}, Version: cv.Version, Clearance: c.Clearance}
+	return &round{active: cv, kept: kept, scored: scored, generated: gen, dropped: dropped}, nil
+}
+
+// Warm runs the warm loop once for namespace ns as caller c: probes from
+// the records c may see, scored with the active configuration; the
+// validation score and its breakdown are stored with the run; importance
+// adjustments (unless NoAdjust) are bounded, logged and reversible.
+func (l *Loops) Warm(ctx context.Context, c mnemo.Caller, ns string) (*WarmRun, error) {
+	ns = nsOf(ns)
+	defer l.lock(ns)()
+	start := time.Now()
+	rd, err := l.score(ctx, c, ns)
+	if err != nil {
+		return nil, err
+	}
+	scored := rd.scored
+	run := &WarmRun{Namespace: ns, At: l.now().UTC(), Probes: len(scored), Generated: rd.generated, Dropped: rd.dropped,
+		By: breakdown(scored), Adjusted: []AdjustmentEvent{}, Version: rd.active.Version, Clearance: c.Clearance}
 	run.Validation, run.LatencyMS = mean(scored)
 	st, err := loadState(ctx, l.Svc.Store(), ns)
 	if err != nil {
