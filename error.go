@@ -3,6 +3,7 @@ package mnemo
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"syscall"
 )
@@ -22,6 +23,30 @@ const (
 	EUNAVAILABLE  = "unavailable"            // the store cannot take writes now (disk full, read-only, unreachable)
 	EMEDIATYPE    = "unsupported_media_type" // a request body that is not of the media type the route takes
 )
+
+// httpStatus maps every error code to its HTTP status.
+var httpStatus = map[string]int{
+	EINVALID:      http.StatusBadRequest,
+	EUNAUTHORIZED: http.StatusUnauthorized,
+	EFORBIDDEN:    http.StatusForbidden,
+	ENOTFOUND:     http.StatusNotFound,
+	ECONFLICT:     http.StatusConflict,
+	ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	ERATELIMIT:    http.StatusTooManyRequests,
+	EMISMATCH:     http.StatusInternalServerError, // a server configuration fault; its message is safe
+	EUNAVAILABLE:  http.StatusServiceUnavailable,  // disk full, read-only or unreachable store
+	EMEDIATYPE:    http.StatusUnsupportedMediaType,
+	EINTERNAL:     http.StatusInternalServerError,
+}
+
+// HTTPStatus returns the HTTP status of an error code, the one table the
+// REST API and the web console answer by (500 for an unknown code).
+func HTTPStatus(code string) int {
+	if s, ok := httpStatus[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
 
 // Error is mnemo's coded error. Message is safe to show to a user.
 type Error struct {

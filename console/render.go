@@ -140,36 +140,11 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	_, _ = buf.WriteTo(w)
 }
 
-// statusOf maps an error code to an HTTP status, as the API does.
-func statusOf(code string) int {
-	switch code {
-	case mnemo.EINVALID:
-		return http.StatusBadRequest
-	case mnemo.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case mnemo.EFORBIDDEN:
-		return http.StatusForbidden
-	case mnemo.ENOTFOUND:
-		return http.StatusNotFound
-	case mnemo.ECONFLICT:
-		return http.StatusConflict
-	case mnemo.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case mnemo.EMEDIATYPE:
-		return http.StatusUnsupportedMediaType
-	case mnemo.ERATELIMIT:
-		return http.StatusTooManyRequests
-	case mnemo.EUNAVAILABLE:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
 // fail shows an error page. Internal errors are logged, never shown.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, q *req, err error) {
 	code := mnemo.ErrorCode(err)
 	msg := mnemo.ErrorMessage(err)
-	status := statusOf(code)
+	status := mnemo.HTTPStatus(code)
 	if status == http.StatusInternalServerError {
 		c.log.Error("console", "path", r.URL.Path, "err", err)
 		msg = "internal error"

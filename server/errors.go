@@ -13,30 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo/console"
 )
 
-// statusOf maps every mnemo error code to its HTTP status. It is the only
-// place where codes become statuses.
-var statusOf = map[string]int{
-	mnemo.EINVALID:      http.StatusBadRequest,
-	mnemo.EUNAUTHORIZED: http.StatusUnauthorized,
-	mnemo.EFORBIDDEN:    http.StatusForbidden,
-	mnemo.ENOTFOUND:     http.StatusNotFound,
-	mnemo.ECONFLICT:     http.StatusConflict,
-	mnemo.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	mnemo.ERATELIMIT:    http.StatusTooManyRequests,
-	mnemo.EMISMATCH:     http.StatusInternalServerError, // a server configuration fault; its message is safe
-	mnemo.EUNAVAILABLE:  http.StatusServiceUnavailable,  // disk full, read-only or unreachable store
-	mnemo.EMEDIATYPE:    http.StatusUnsupportedMediaType,
-	mnemo.EINTERNAL:     http.StatusInternalServerError,
-}
-
-// StatusCode returns the HTTP status of an error code.
-func StatusCode(code string) int {
-	if s, ok := statusOf[code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
 // ErrorBody is the JSON body of every error response.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
@@ -67,7 +43,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == mnemo.ERATELIMIT && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, StatusCode(code), ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})
+	writeJSON(w, mnemo.HTTPStatus(code), ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
