@@ -1,19 +1,17 @@
 package embed
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/httpjson"
 )
 
 // Defaults of OpenAIConfig.
@@ -52,17 +50,17 @@ type OpenAIConfig struct {
 	// Backoff is the first retry delay, doubled on each retry (default
 	// 500ms). A Retry-After header, when present, takes precedence.
 	Backoff time.Duration
-	// HTTPClient sends the requests (default: a new client).
+	// HTTPClient sends the requests (default: http.DefaultClient).
 	HTTPClient *http.Client
 }
 
 // OpenAI embeds texts with an OpenAI-compatible /embeddings endpoint. It is
 // safe for concurrent use.
 type OpenAI struct {
-	cfg    OpenAIConfig
-	url    string
-	client *http.Client
-	dim    atomic.Int64 // cfg.Dim, or the dimension learned from the provider
+	cfg OpenAIConfig
+	url string
+	api httpjson.Client
+	dim atomic.Int64 // cfg.Dim, or the dimension learned from the provider
 
 	// wait sleeps d or until ctx is done; tests replace it.
 	wait func(ctx context.Context, d time.Duration) error
@@ -73,11 +71,11 @@ type OpenAI struct {
 // Errors: EINVALID when BaseURL is not an absolute http(s) URL, Model is
 // empty, or Dim, BatchSize or Timeout is negative.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	if cfg.BaseURL == "" {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "openai embedder: base URL is required")
 	}
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := httpjson.BaseURL(cfg.BaseURL)
+	if !ok {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "openai embedder: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
@@ -101,12 +99,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Backoff == 0 {
 		cfg.Backoff = DefaultBackoff
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
 	u.Path = strings.TrimRight(u.Path, "/") + "/embeddings"
-	e := &OpenAI{cfg: cfg, url: u.String(), client: client, wait: sleep}
+	api := httpjson.Client{HTTP: cfg.HTTPClient, Secret: cfg.APIKey, Limit: maxResponse, Header: httpjson.Bearer(cfg.APIKey)}
+	e := &OpenAI{cfg: cfg, url: u.String(), api: api, wait: sleep}
 	e.dim.Store(int64(cfg.Dim))
 	return e, nil
 }
@@ -187,27 +182,13 @@ func (e *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 func (e *OpenAI) post(ctx context.Context, body []byte, n int) (vecs [][]float32, retryAfter time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	resp, data, err := e.api.Do(ctx, http.MethodPost, e.url, body)
 	if err != nil {
-		return nil, -1, mnemo.Errorf(mnemo.EINVALID, "openai embedder: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if e.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		// url.Error names the URL, which holds no credentials.
-		return nil, 0, mnemo.Errorf(mnemo.EINTERNAL, "openai embedder: %s", e.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		return nil, 0, mnemo.Errorf(mnemo.EINTERNAL, "openai embedder: read response: %s", e.redact(err.Error()))
+		return nil, 0, mnemo.Errorf(mnemo.EINTERNAL, "openai embedder: %s", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, retryDelay(resp), e.statusError(resp.StatusCode, data)
+		return nil, retryDelay(resp), mnemo.Errorf(httpjson.Code(resp.StatusCode), "openai embedder: %s returned %d: %s",
+			e.cfg.Model, resp.StatusCode, e.api.Redact(httpjson.Message(resp.StatusCode, data)))
 	}
 	vecs, err = e.decode(data, n)
 	return vecs, -1, err
@@ -230,63 +211,6 @@ func retryDelay(resp *http.Response) time.Duration {
 		d = time.Until(t)
 	}
 	return min(max(d, 0), maxRetryAfter)
-}
-
-// statusError builds the error of a non-200 response, quoting the
-// provider's message.
-func (e *OpenAI) statusError(status int, body []byte) error {
-	msg := providerMessage(body)
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	code := mnemo.EINTERNAL
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		code = mnemo.EUNAUTHORIZED
-	case status == http.StatusRequestEntityTooLarge:
-		code = mnemo.ETOOLARGE
-	case status == http.StatusTooManyRequests:
-		code = mnemo.ERATELIMIT
-	case status >= 400 && status < 500:
-		code = mnemo.EINVALID
-	}
-	return mnemo.Errorf(code, "openai embedder: %s returned %d: %s", e.cfg.Model, status, e.redact(msg))
-}
-
-// providerMessage extracts the error text of an error body: OpenAI's
-// {"error":{"message":...}}, Ollama's {"error":"..."}, or the raw text.
-func providerMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var obj struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			return obj.Message
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return s
-		case v.Message != "":
-			return v.Message
-		}
-	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 300 {
-		s = strings.ToValidUTF8(s[:300], "") + "…"
-	}
-	return s
-}
-
-// redact removes the API key from provider text.
-func (e *OpenAI) redact(s string) string {
-	if e.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, e.cfg.APIKey, "[redacted]")
 }
 
 // decode parses a 200 response carrying n embeddings, orders them by index,

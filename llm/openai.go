@@ -1,18 +1,16 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/httpjson"
 )
 
 // Defaults of OpenAIConfig.
@@ -35,7 +33,7 @@ type OpenAIConfig struct {
 	Timeout time.Duration
 	// MaxTokens bounds each answer unless a request says less (default 512).
 	MaxTokens int
-	// HTTPClient sends the requests (default: a new client).
+	// HTTPClient sends the requests (default: http.DefaultClient).
 	HTTPClient *http.Client
 }
 
@@ -43,9 +41,9 @@ type OpenAIConfig struct {
 // It asks for JSON mode (response_format json_object) at temperature 0.
 // It is safe for concurrent use.
 type OpenAI struct {
-	cfg    OpenAIConfig
-	url    string
-	client *http.Client
+	cfg OpenAIConfig
+	url string
+	api httpjson.Client
 }
 
 // NewOpenAI returns the model for cfg.
@@ -53,8 +51,8 @@ type OpenAI struct {
 // Errors: EINVALID when BaseURL is not an absolute http(s) URL, Model is
 // empty, or Timeout or MaxTokens is negative.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
-	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := httpjson.BaseURL(cfg.BaseURL)
+	if !ok {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "chat model: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
@@ -69,12 +67,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
 	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
-	return &OpenAI{cfg: cfg, url: u.String(), client: client}, nil
+	api := httpjson.Client{HTTP: cfg.HTTPClient, Secret: cfg.APIKey, Limit: maxResponse, Header: httpjson.Bearer(cfg.APIKey)}
+	return &OpenAI{cfg: cfg, url: u.String(), api: api}, nil
 }
 
 // FromEnv returns the model that MNEMO_CHAT_URL, MNEMO_CHAT_MODEL and
@@ -148,41 +143,16 @@ func (m *OpenAI) JSON(ctx context.Context, req Request, out any) error {
 	if err != nil {
 		return mnemo.Errorf(mnemo.EINVALID, "chat model: encode request: %v", err)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(b))
-	if err != nil {
-		return mnemo.Errorf(mnemo.EINVALID, "chat model: %v", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
-	if m.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+m.cfg.APIKey)
-	}
-	resp, err := m.client.Do(hr)
+	resp, data, err := m.api.Do(ctx, http.MethodPost, m.url, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("chat model %s: %w", m.cfg.Model, ctx.Err())
 		}
-		return mnemo.Errorf(mnemo.EINTERNAL, "chat model: %s", m.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("chat model %s: %w", m.cfg.Model, ctx.Err())
-		}
-		return mnemo.Errorf(mnemo.EINTERNAL, "chat model: read response: %s", m.redact(err.Error()))
+		return mnemo.Errorf(mnemo.EINTERNAL, "chat model: %s", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		code := mnemo.EINTERNAL
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			code = mnemo.EUNAUTHORIZED
-		case resp.StatusCode == http.StatusTooManyRequests:
-			code = mnemo.ERATELIMIT
-		case resp.StatusCode < 500:
-			code = mnemo.EINVALID
-		}
-		return mnemo.Errorf(code, "chat model %s returned %d: %s", m.cfg.Model, resp.StatusCode, m.redact(errorText(data)))
+		return mnemo.Errorf(httpjson.Code(resp.StatusCode), "chat model %s returned %d: %s",
+			m.cfg.Model, resp.StatusCode, m.api.Redact(httpjson.Message(resp.StatusCode, data)))
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(data, &cr); err != nil {
@@ -205,43 +175,6 @@ func (m *OpenAI) JSON(ctx context.Context, req Request, out any) error {
 		return fmt.Errorf("chat model %s: %w", m.cfg.Model, err)
 	}
 	return nil
-}
-
-// errorText extracts an error body's message: {"error":{"message":...}},
-// {"error":"..."} or the raw text, clipped.
-func errorText(body []byte) string {
-	var v struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &v) == nil && len(v.Error) > 0 {
-		var obj struct {
-			Message string `json:"message"`
-		}
-		var s string
-		if json.Unmarshal(v.Error, &obj) == nil && obj.Message != "" {
-			return clip(obj.Message)
-		}
-		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return clip(s)
-		}
-	}
-	return clip(strings.TrimSpace(string(body)))
-}
-
-func clip(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	if r := []rune(s); len(r) > 300 {
-		return string(r[:299]) + "…"
-	}
-	return s
-}
-
-// redact removes the API key from provider text.
-func (m *OpenAI) redact(s string) string {
-	if m.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, m.cfg.APIKey, "[redacted]")
 }
 
 var _ Model = (*OpenAI)(nil)

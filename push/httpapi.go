@@ -3,8 +3,6 @@ package push
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/httpjson"
 )
 
 // Defaults of a tracker's HTTP client.
@@ -30,7 +29,7 @@ type HTTPOptions struct {
 	// longer wait skips the tracker until the next cycle (default 1 min;
 	// negative: never wait).
 	RateWait time.Duration
-	// Client sends the requests (default: a new client).
+	// Client sends the requests (default: http.DefaultClient).
 	Client *http.Client
 	// Now and Sleep are the clock (defaults: the real one).
 	Now   func() time.Time
@@ -43,15 +42,16 @@ type HTTPOptions struct {
 type apiClient struct {
 	name     string
 	base     *url.URL
-	token    string
-	header   func(h http.Header) // sets the authentication and protocol headers
+	api      httpjson.Client
 	opt      HTTPOptions
 	requests atomic.Int64
 }
 
+// newAPIClient returns the client of the API at base; header sets the
+// authentication and protocol headers of every request.
 func newAPIClient(name, base, token string, opt HTTPOptions, header func(http.Header)) (*apiClient, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := httpjson.BaseURL(base)
+	if !ok {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "%s: %q is not an absolute http(s) URL", name, base)
 	}
 	u.Path, u.RawPath, u.RawQuery, u.Fragment = strings.TrimRight(u.Path, "/"), "", "", ""
@@ -61,16 +61,14 @@ func newAPIClient(name, base, token string, opt HTTPOptions, header func(http.He
 	if opt.RateWait == 0 {
 		opt.RateWait = DefaultRateWait
 	}
-	if opt.Client == nil {
-		opt.Client = &http.Client{}
-	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
 	if opt.Sleep == nil {
 		opt.Sleep = sleepCtx
 	}
-	return &apiClient{name: name, base: u, token: token, header: header, opt: opt}, nil
+	api := httpjson.Client{HTTP: opt.Client, Secret: token, Limit: maxTrackerResponse, Header: header}
+	return &apiClient{name: name, base: u, api: api, opt: opt}, nil
 }
 
 // Requests returns the number of HTTP requests made so far.
@@ -122,35 +120,21 @@ type rateWait struct{ d time.Duration }
 func (c *apiClient) once(ctx context.Context, rawURL string, out any) (http.Header, *rateWait, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		return nil, nil, mnemo.Errorf(mnemo.EINVALID, "%s: %v", c.name, err)
-	}
-	c.header(req.Header)
 	c.requests.Add(1)
-	resp, err := c.opt.Client.Do(req)
+	resp, data, err := c.api.Do(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, nil, mnemo.Errorf(mnemo.EINTERNAL, "%s: %s", c.name, c.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxTrackerResponse))
-	if err != nil {
-		return nil, nil, mnemo.Errorf(mnemo.EINTERNAL, "%s: read %s: %s", c.name, c.path(rawURL), c.redact(err.Error()))
+		return nil, nil, mnemo.Errorf(mnemo.EINTERNAL, "%s: GET %s: %s", c.name, c.path(rawURL), err)
 	}
 	if d, limited := c.rateLimited(resp); limited {
 		return nil, &rateWait{d}, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		code := mnemo.EINTERNAL
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			code = mnemo.EUNAUTHORIZED
-		case resp.StatusCode == http.StatusNotFound:
+		code := httpjson.Code(resp.StatusCode)
+		if resp.StatusCode == http.StatusNotFound {
 			code = mnemo.ENOTFOUND
-		case resp.StatusCode < 500:
-			code = mnemo.EINVALID
 		}
-		return nil, nil, mnemo.Errorf(code, "%s: GET %s returned %d: %s", c.name, c.path(rawURL), resp.StatusCode, c.redact(message(data)))
+		return nil, nil, mnemo.Errorf(code, "%s: GET %s returned %d: %s", c.name, c.path(rawURL), resp.StatusCode,
+			c.api.Redact(httpjson.Message(resp.StatusCode, data)))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return nil, nil, mnemo.Errorf(mnemo.EINTERNAL, "%s: GET %s: malformed response: %v", c.name, c.path(rawURL), err)
@@ -193,35 +177,6 @@ func (c *apiClient) path(rawURL string) string {
 		return u.RequestURI()
 	}
 	return "?"
-}
-
-// redact removes the token from any text that came back.
-func (c *apiClient) redact(s string) string {
-	if c.token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.token, "[redacted]")
-}
-
-// message extracts an API's error text: {"message": ...} (GitHub),
-// {"error": ...} or {"detail": ...} (Plane), or the raw text, clipped.
-func message(body []byte) string {
-	var v struct {
-		Message string `json:"message"`
-		Error   any    `json:"error"`
-		Detail  any    `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		switch {
-		case v.Message != "":
-			return clip(oneLine(v.Message), 300)
-		case v.Error != nil:
-			return clip(oneLine(fmt.Sprint(v.Error)), 300)
-		case v.Detail != nil:
-			return clip(oneLine(fmt.Sprint(v.Detail)), 300)
-		}
-	}
-	return clip(oneLine(strings.ToValidUTF8(string(body), "")), 300)
 }
 
 // sleepCtx waits d or until ctx is done.
