@@ -67,6 +67,8 @@ func (d *Digest) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(d.Candidates), 10)
 	b = append(b, `,"omitted":`...)
 	b = strconv.AppendInt(b, int64(d.Omitted), 10)
+	b = append(b, `,"weaker":`...)
+	b = strconv.AppendInt(b, int64(d.Weaker), 10)
 	b = append(b, `,"markdown":`...)
 	b = appendJSONString(b, d.Markdown)
 	return append(b, '}')

@@ -218,6 +218,12 @@ type DigestRequest struct {
 	// MinRelevance is as in RecallRequest; core records are placed
 	// whatever their relevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every entry must reach, 0..1; unset: adaptive floor; 0: no floor"`
+	// MinScoreRatio is the share of the best entry's score a non-core
+	// entry must reach to be placed once eight are placed (0..1): a budget
+	// is a ceiling, not a target, and an entry far weaker than the best
+	// costs the agent tokens for little. Unset, the namespace's setting
+	// (score_ratio) or 0.3; 0 places every relevant entry that fits.
+	MinScoreRatio *float64 `json:"min_score_ratio,omitempty" jsonschema:"share of the best entry's score an entry must reach once eight are placed, 0..1; unset: the namespace's setting (default 0.3); 0: fill the budget with every relevant entry"`
 }
 
 // DigestEntry is one record placed in a digest.
@@ -256,7 +262,10 @@ type Digest struct {
 	Entries     []DigestEntry      `json:"entries"`
 	Candidates  int                `json:"candidates"`
 	Omitted     int                `json:"omitted"`
-	Markdown    string             `json:"markdown"`
+	// Weaker counts the relevant candidates left out for scoring under
+	// the digest's min_score_ratio of its best entry (not for want of room).
+	Weaker   int    `json:"weaker"`
+	Markdown string `json:"markdown"`
 }
 
 // RecordPatch changes some fields of a stored record; nil fields are kept.

@@ -64,6 +64,10 @@ type ScoringConfig struct {
 	// (0..1; see mnemo.RecallRequest.MinRelevance); nil keeps the adaptive
 	// floor.
 	MinRelevance *float64 `json:"min_relevance,omitempty"`
+	// ScoreRatio is the min_score_ratio of a digest that sets none (0..1;
+	// see mnemo.DigestRequest.MinScoreRatio); nil keeps the default,
+	// DefaultScoreRatio.
+	ScoreRatio *float64 `json:"score_ratio,omitempty"`
 	// DedupThreshold is the cosine similarity above which two ranked
 	// records are near-duplicates.
 	DedupThreshold float64 `json:"dedup_threshold"`
@@ -76,6 +80,10 @@ func (c ScoringConfig) Clone() ScoringConfig {
 	if c.MinRelevance != nil {
 		v := *c.MinRelevance
 		c.MinRelevance = &v
+	}
+	if c.ScoreRatio != nil {
+		v := *c.ScoreRatio
+		c.ScoreRatio = &v
 	}
 	return c
 }
@@ -252,6 +260,9 @@ func checkConfigShape(cfg ScoringConfig) error {
 	if cfg.MinRelevance != nil {
 		nums = append(nums, *cfg.MinRelevance)
 	}
+	if r := cfg.ScoreRatio; r != nil && !(*r >= 0 && *r <= 1) {
+		return mnemo.Errorf(mnemo.EINVALID, "configuration: score_ratio %v is outside 0..1", *r)
+	}
 	for _, x := range nums {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return mnemo.Errorf(mnemo.EINVALID, "configuration: %v is not a finite number", x)
@@ -325,6 +336,7 @@ type RankConfig struct {
 	Preset         score.Preset
 	Candidates     int
 	MinRelevance   *float64
+	ScoreRatio     float64 // a digest's min_score_ratio unless the request sets one
 	DedupThreshold float64
 	cfg            *ScoringConfig
 	override       bool
@@ -346,7 +358,7 @@ func (rc RankConfig) Weights(i score.Intent) score.Weights {
 // override set (explicit weights) only the weights stay as given. Other
 // presets are returned as they are.
 func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, override *score.Weights, minRel *float64) (RankConfig, error) {
-	rc := RankConfig{Preset: p, Candidates: s.candN, MinRelevance: minRel, DedupThreshold: nearDuplicate, override: override != nil}
+	rc := RankConfig{Preset: p, Candidates: s.candN, MinRelevance: minRel, ScoreRatio: DefaultScoreRatio, DedupThreshold: nearDuplicate, override: override != nil}
 	if override != nil {
 		rc.Preset.Weights = *override
 	}
@@ -371,6 +383,9 @@ func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, ove
 	}
 	if cfg.DedupThreshold > 0 {
 		rc.DedupThreshold = cfg.DedupThreshold
+	}
+	if cfg.ScoreRatio != nil {
+		rc.ScoreRatio = *cfg.ScoreRatio
 	}
 	return rc, nil
 }

@@ -20,6 +20,23 @@ var sectionTitle = map[mnemo.Layer]string{
 
 const coreTitle = "## Core\n"
 
+// DefaultScoreRatio is the share of the best entry's score another entry
+// must reach to be placed in a digest once ratioAfter entries are placed,
+// unless the request or the namespace's configuration says otherwise
+// (mnemo.DigestRequest.MinScoreRatio). The relevance floor keeps out what
+// shows no evidence of relevance; this keeps out what is relevant but far
+// weaker than the best answer, which an agent reads at full price, while
+// a digest's first few leads are never cut (a small digest is cheap and
+// its weaker entries, such as a standing rule beside the decision that
+// answers, are often what the agent lacked). On the LoCoMo conversations
+// the settings are chosen on it spends a quarter fewer tokens per
+// evidence turn found for under 0.01 of recall within the budget.
+const DefaultScoreRatio = 0.3
+
+// ratioAfter is how many non-core entries a digest places before
+// min_score_ratio applies.
+const ratioAfter = 8
+
 // nothingRelevant ends a digest in which no record but the core ones shows
 // evidence of relevance to the task.
 const nothingRelevant = "_Nothing in memory is relevant to this task._\n"
@@ -47,6 +64,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	}
 	if req.Scope == "" {
 		req.Scope = mnemo.ScopeAll
+	}
+	if r := req.MinScoreRatio; r != nil && !(*r >= 0 && *r <= 1) {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "min_score_ratio %v is outside 0..1", *r)
 	}
 	f := req.Filter
 	switch req.Scope {
@@ -101,11 +121,27 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			order = append(order, h)
 		}
 	}
-	omitted := 0
+	// The floor of the weaker entries: a share of the best non-core score.
+	ratio := rk.ratio
+	if req.MinScoreRatio != nil && !filterOnly(req.Task, f) {
+		ratio = *req.MinScoreRatio
+	}
+	weakBelow := 0.0
+	for _, h := range order {
+		if h.Record.Kind != mnemo.KindCore {
+			weakBelow = ratio * h.Score
+			break
+		}
+	}
+	omitted, weaker, placedN := 0, 0, 0
 	dd := dedup{threshold: rk.dedup}
 	fold := newDigestFold(rk.hits) // extracted memories take their messages' place: digest_merge.go
 	for _, h := range order {
 		if fold.covered(h) {
+			continue
+		}
+		if h.Record.Kind != mnemo.KindCore && h.Score < weakBelow && placedN >= ratioAfter {
+			weaker++
 			continue
 		}
 		if dd.dup(h) && !fold.replaces(h) {
@@ -140,6 +176,9 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 			}
 		}
 		used += cost
+		if r.Kind != mnemo.KindCore {
+			placedN++
+		}
 		dd.add(h)
 		fold.place(h, sections, opened)
 		opened[sec] = true
@@ -197,7 +236,7 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 		}
 	}
 	md.WriteString(tail)
-	d.Omitted = omitted
+	d.Omitted, d.Weaker = omitted, weaker
 	d.Markdown = md.String()
 
 	logged := make([]mnemo.ScoredRecord, len(d.Entries))

@@ -146,8 +146,8 @@ func TestDigestNeverExceedsBudgetAndCountsExactly(t *testing.T) {
 			if exact != d.UsedTokens {
 				t.Fatalf("budget %d task %q: used_tokens %d but the markdown has %d tokens", budget, task, d.UsedTokens, exact)
 			}
-			if len(d.Entries)+d.Omitted != d.Candidates {
-				t.Fatalf("entries %d + omitted %d != candidates %d", len(d.Entries), d.Omitted, d.Candidates)
+			if len(d.Entries)+d.Omitted+d.Weaker != d.Candidates {
+				t.Fatalf("entries %d + omitted %d + weaker %d != candidates %d", len(d.Entries), d.Omitted, d.Weaker, d.Candidates)
 			}
 		}
 	}

@@ -24,6 +24,7 @@ type ranking struct {
 	triage  *mnemo.Triage
 	hits    []mnemo.ScoredRecord // best first; near-duplicates are dropped by the caller
 	dedup   float64              // the near-duplicate threshold (cosine)
+	ratio   float64              // a digest's min_score_ratio (0 for filter-only requests)
 }
 
 // Recall returns the k best records for a query, each with its factor
@@ -132,8 +133,9 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		intent, by = s.classifyIntent(sc.Namespace, query) // the rules, or the model's earlier answer: intent_model.go
 	}
 	w := rc.Weights(intent)
-	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold}
+	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold, ratio: rc.ScoreRatio}
 	if byFilter {
+		rk.ratio = 0 // a listing by filter: priors order it, none is "weaker"
 		return s.rankFiltered(ctx, sc, f, p, w, withCore, rk)
 	}
 	if p.ThreadWeight > 0 {

@@ -31,7 +31,7 @@ func TestShortReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(d.Markdown, "["+ref+";") || strings.Contains(d.Markdown, id) {
+	if !strings.Contains(d.Markdown, "["+ref+"]") || strings.Contains(d.Markdown, id) {
 		t.Errorf("the digest does not name the entry by its reference %s:\n%s", ref, d.Markdown)
 	}
 	if len(d.Entries) == 0 || d.Entries[0].ID != id {

@@ -9,18 +9,29 @@ import (
 )
 
 // entryBody renders the part of a digest entry that depends only on the
-// record; its token count is stored with the record at write time. It starts
+// record — "- (0.42) text [ref]" for a domain fact, "- (0.42) decision
+// /api — text … [ref; provenance]" for others —; its token count is stored with the record at write time. It starts
 // with a space and ends with exactly one newline, so that its tokens add up
 // exactly with the score prefix before it and the next line after it.
 func entryBody(r *mnemo.Record) string {
 	var b strings.Builder
-	b.WriteString(" ")
-	b.WriteString(string(r.Kind))
+	// A fact, the most common kind, goes unnamed; other kinds and a scope
+	// other than the root lead the line.
+	lead := false
+	if r.Kind != mnemo.KindFact {
+		b.WriteString(" ")
+		b.WriteString(string(r.Kind))
+		lead = true
+	}
 	if r.Scope != "" && r.Scope != "/" {
 		b.WriteString(" ")
 		b.WriteString(r.Scope)
+		lead = true
 	}
-	b.WriteString(" — ")
+	if lead {
+		b.WriteString(" —")
+	}
+	b.WriteString(" ")
 	b.WriteString(oneLine(r.Text))
 	if d := r.Decision; d != nil {
 		if d.Title != "" {
@@ -76,7 +87,14 @@ func entryBody(r *mnemo.Record) string {
 	}
 	b.WriteString(" [")
 	b.WriteString(mnemo.ShortRef(r.ID))
-	if len(r.Provenance) > 0 {
+	// The reference leads to a record's provenance (mnemo get REF); the
+	// line itself spells it out only for the workflow and practitioner
+	// layers — decisions, procedures, corrections — where where-from is
+	// what the entry is for. A domain fact's sources cost an agent tokens
+	// on every line and are one lookup away.
+	if r.Layer == mnemo.LayerDomain {
+		// the reference alone
+	} else if len(r.Provenance) > 0 {
 		b.WriteString("; ")
 		b.WriteString(oneLine(strings.Join(r.Provenance, ", ")))
 	} else if r.Source != "" {

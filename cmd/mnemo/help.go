@@ -19,7 +19,7 @@ var synopses = map[string]string{
 	"recall": "mnemo recall QUERY [--k N] [--layer L]... [--kind K]... [--preset P] [--intent I] [--operator NAME]\n" +
 		"                [--as-known-at TIME] [--filter KEY=VALUE]...",
 	"digest": "mnemo digest TASK [--scope all|domain|workflow|practitioner] [--budget N] [--operator NAME]\n" +
-		"                [--as-known-at TIME] [--filter KEY=VALUE]...",
+		"                [--as-known-at TIME] [--filter KEY=VALUE]... [--min-relevance X] [--min-score-ratio X]",
 	"show":               "mnemo show ID",
 	"edit":               "mnemo edit ID [--text T] [--layer L] [--kind K] [--scope S] [--importance X] [...]",
 	"forget":             "mnemo forget ID",

@@ -190,6 +190,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	minRel := minRelevanceFlag(fs)
+	minRatio := unitFlag(fs, "min-score-ratio", "once 8 entries are placed, the share of the best entry's score another must reach, 0..1 (default: the namespace's, 0.3; 0 fills the budget)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -209,7 +210,7 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	d, err := b.Digest(ctx, mnemo.DigestRequest{Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent,
-		MinRelevance: *minRel})
+		MinRelevance: *minRel, MinScoreRatio: *minRatio})
 	if err != nil {
 		return err
 	}
@@ -745,8 +746,13 @@ func needsEscape(r rune) bool {
 // minRelevanceFlag registers --min-relevance: unset leaves the adaptive
 // relevance floor, 0 turns it off.
 func minRelevanceFlag(fs *flag.FlagSet) **float64 {
+	return unitFlag(fs, "min-relevance", "evidence of relevance every entry must reach, 0..1 (default: adaptive; 0 turns the floor off)")
+}
+
+// unitFlag is an optional number in 0..1.
+func unitFlag(fs *flag.FlagSet, name, usage string) **float64 {
 	v := new(*float64)
-	fs.Func("min-relevance", "evidence of relevance every entry must reach, 0..1 (default: adaptive; 0 turns the floor off)", func(s string) error {
+	fs.Func(name, usage, func(s string) error {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || x < 0 || x > 1 || math.IsNaN(x) {
 			return fmt.Errorf("want a number in 0..1, got %q", s)
