@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
@@ -181,14 +181,9 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 		if err != nil {
 			return err
 		}
-		e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
-		if e.Tags, err = decodeStrings(tags); err != nil {
-			return fmt.Errorf("decode tags of %s: %w", e.ID, err)
-		}
-		if err := setOperators(&e, prov); err != nil {
+		if err := storesql.FinishEntry(&e, layer, kind, tags, prov, created, from, to); err != nil {
 			return err
 		}
-		e.SetTimes(created, from, to)
 		fn(e, ns, emb)
 	}
 	return rows.Err()

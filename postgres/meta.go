@@ -10,21 +10,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 )
 
 // Embedder returns the embedder recorded for the store (zero if none yet).
 func (s *Store) Embedder(ctx context.Context) (mnemo.EmbedderInfo, error) {
-	var info mnemo.EmbedderInfo
-	var v string
-	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
-	if isNoRows(err) {
-		return info, nil
-	}
+	info, err := storesql.ReadEmbedder(s.pool.QueryRow(ctx, storesql.EmbedderSQL), isNoRows)
 	if err != nil {
 		return info, fmt.Errorf("postgres: embedder: %w", err)
-	}
-	if err := json.Unmarshal([]byte(v), &info); err != nil {
-		return info, fmt.Errorf("postgres: embedder: decode: %w", err)
 	}
 	return info, nil
 }
@@ -32,28 +25,21 @@ func (s *Store) Embedder(ctx context.Context) (mnemo.EmbedderInfo, error) {
 // SetEmbedder records the embedder. A different recorded embedder is an
 // EMISMATCH error unless force is set.
 func (s *Store) SetEmbedder(ctx context.Context, info mnemo.EmbedderInfo, force bool) error {
-	if info.Name == "" || info.Dim <= 0 || !textOK(info.Name) {
-		return fmt.Errorf("postgres: set embedder: %w",
-			mnemo.Errorf(mnemo.EINVALID, "embedder needs a name and a positive dimension, got %q/%d", info.Name, info.Dim))
+	err := storesql.CheckEmbedder(info)
+	if err == nil && !textOK(info.Name) {
+		err = mnemo.Errorf(mnemo.EINVALID, "embedder name %q is not UTF-8 without NUL", info.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: set embedder: %w", err)
 	}
 	b, _ := json.Marshal(info)
-	err := s.write(ctx, func(tx pgx.Tx, _ int64) error {
-		var v string
-		err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
-		if err != nil && !isNoRows(err) {
+	err = s.write(ctx, func(tx pgx.Tx, _ int64) error {
+		v, err := storesql.EmbedderRecord(tx.QueryRow(ctx, storesql.EmbedderSQL), isNoRows)
+		if err != nil {
 			return err
 		}
-		if err == nil && !force {
-			var old mnemo.EmbedderInfo
-			if err := json.Unmarshal([]byte(v), &old); err != nil {
-				return fmt.Errorf("decode: %w", err)
-			}
-			if old == info {
-				return nil
-			}
-			return mnemo.Errorf(mnemo.EMISMATCH,
-				"the store was built with embedder %s (dim %d), not %s (dim %d): re-embed with force to switch",
-				old.Name, old.Dim, info.Name, info.Dim)
+		if write, err := storesql.SwitchEmbedder(v, info, force); !write {
+			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', $1)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(b))
@@ -77,31 +63,16 @@ func cleanText(s string) string {
 func (s *Store) LogRetrieval(ctx context.Context, logs ...mnemo.RetrievalLog) error {
 	batch := &pgx.Batch{}
 	for _, l := range logs {
-		if l.ID == "" {
-			return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
-		}
-		if err := checkNamespace(l.Namespace); err != nil {
+		if err := storesql.CheckRetrieval(&l, s.now()); err != nil {
 			return fmt.Errorf("postgres: log retrieval: %w", err)
-		}
-		if l.At.IsZero() {
-			l.At = s.now()
 		}
 		ids := make([]string, len(l.IDs))
 		for i, id := range l.IDs {
 			ids[i] = cleanText(id)
 		}
-		scores := l.Scores
-		if scores == nil {
-			scores = []float64{}
-		}
-		for _, x := range scores {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("postgres: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
-			}
-		}
-		batch.Queue(`INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+		batch.Queue(`INSERT INTO retrievals (`+storesql.RetrievalColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, cleanText(l.ID), l.Namespace, l.At.UnixNano(),
-			cleanText(l.Operation), cleanText(l.Query), cleanText(l.Caller), cleanText(l.Session), ids, scores)
+			cleanText(l.Operation), cleanText(l.Query), cleanText(l.Caller), cleanText(l.Session), ids, l.Scores)
 	}
 	if batch.Len() == 0 {
 		return nil
@@ -125,32 +96,27 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 	if !textOK(namespace) {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, namespace, at, operation, query, caller, session, ids, scores
+	rows, err := s.pool.Query(ctx, `SELECT `+storesql.RetrievalColumns+`
 		FROM retrievals WHERE namespace = $1 ORDER BY at DESC, rowid DESC LIMIT $2`, namespace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: retrievals: %w", err)
 	}
 	defer rows.Close()
-	var out []mnemo.RetrievalLog
-	for rows.Next() {
-		var l mnemo.RetrievalLog
-		var at int64
-		if err := rows.Scan(&l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &l.IDs, &l.Scores); err != nil {
-			return nil, fmt.Errorf("postgres: retrievals: %w", err)
-		}
-		l.At = time.Unix(0, at).UTC()
-		if l.IDs == nil {
-			l.IDs = []string{}
-		}
-		if l.Scores == nil {
-			l.Scores = []float64{}
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.Collect(rows, func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
+	if err != nil {
 		return nil, fmt.Errorf("postgres: retrievals: %w", err)
 	}
 	return out, nil
+}
+
+// scanRetrieval reads a row of the columns before (if any) and
+// storesql.RetrievalColumns, the ids and scores stored as arrays.
+func scanRetrieval(row storesql.Row, before ...any) (mnemo.RetrievalLog, error) {
+	var r storesql.Retrieval
+	if err := row.Scan(append(before, r.Dest(&r.IDs, &r.Scores)...)...); err != nil {
+		return mnemo.RetrievalLog{}, err
+	}
+	return r.Finish(), nil
 }
 
 // eachPage is the page size of EachRecord.
@@ -161,26 +127,21 @@ const eachPage = 500
 // the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
 	after, afterNS := "", ""
-	for {
+	return storesql.Pages(eachPage, func() ([]*mnemo.Record, error) {
 		rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > ($1, $2)
 			ORDER BY id, namespace LIMIT $3`, after, afterNS, eachPage)
 		if err != nil {
-			return fmt.Errorf("postgres: each record: %w", err)
+			return nil, fmt.Errorf("postgres: each record: %w", err)
 		}
 		page, err := collect(rows)
 		if err != nil {
-			return fmt.Errorf("postgres: each record: %w", err)
+			return nil, fmt.Errorf("postgres: each record: %w", err)
 		}
-		for _, r := range page {
-			if err := fn(r); err != nil {
-				return err
-			}
+		if len(page) > 0 {
+			after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
 		}
-		if len(page) < eachPage {
-			return nil
-		}
-		after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
-	}
+		return page, nil
+	}, fn)
 }
 
 // SetEmbeddings replaces the vectors of records, of any namespaces, in one
@@ -224,7 +185,7 @@ func embeddingArgs(vecs map[mnemo.RecordKey][]float32) (vectorArgs, error) {
 		}
 		a.ids = append(a.ids, id)
 		a.nss = append(a.nss, k.Namespace)
-		a.blobs = append(a.blobs, encodeVector(v))
+		a.blobs = append(a.blobs, storesql.EncodeVector(v))
 	}
 	return a, nil
 }
@@ -311,57 +272,28 @@ func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, unti
 	if !textOK(namespace) {
 		return nil
 	}
-	end := int64(math.MaxInt64)
-	if !until.IsZero() {
-		end = until.UnixNano()
-	}
-	at, row := int64(math.MinInt64), int64(-1)
-	if !since.IsZero() {
-		at = since.UnixNano()
-	}
-	for {
-		rows, err := s.pool.Query(ctx, `SELECT rowid, id, namespace, at, operation, query, caller, session, ids, scores
+	c := storesql.NewRetrievalCursor(since, until)
+	return storesql.Pages(1000, func() ([]mnemo.RetrievalLog, error) {
+		rows, err := s.pool.Query(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
 			FROM retrievals WHERE namespace = $1 AND at < $2 AND (at > $3 OR (at = $3 AND rowid > $4))
-			ORDER BY at, rowid LIMIT 1000`, namespace, end, at, row)
+			ORDER BY at, rowid LIMIT 1000`, namespace, c.End, c.At, c.Row)
 		if err != nil {
-			return fmt.Errorf("postgres: each retrieval: %w", err)
+			return nil, fmt.Errorf("postgres: each retrieval: %w", err)
 		}
-		var page []mnemo.RetrievalLog
-		for rows.Next() {
-			var l mnemo.RetrievalLog
-			if err := rows.Scan(&row, &l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &l.IDs, &l.Scores); err != nil {
-				rows.Close()
-				return fmt.Errorf("postgres: each retrieval: %w", err)
-			}
-			l.At = time.Unix(0, at).UTC()
-			if l.IDs == nil {
-				l.IDs = []string{}
-			}
-			if l.Scores == nil {
-				l.Scores = []float64{}
-			}
-			page = append(page, l)
+		defer rows.Close()
+		page, err := c.Page(rows, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) })
+		if err != nil {
+			return nil, fmt.Errorf("postgres: each retrieval: %w", err)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("postgres: each retrieval: %w", err)
-		}
-		for _, l := range page {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		if len(page) < 1000 {
-			return nil
-		}
-	}
+		return page, nil
+	}, fn)
 }
 
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,
 // with their revisions, and logs them in deleted_rows under one stamp.
 func (s *Store) Purge(ctx context.Context, sc mnemo.Scope, deletedBefore time.Time) (int, error) {
 	namespace := sc.Namespace
-	if err := checkNamespace(namespace); err != nil {
+	if err := storesql.CheckNamespace(namespace); err != nil {
 		return 0, fmt.Errorf("postgres: purge: %w", err)
 	}
 	var n int64

@@ -237,13 +237,5 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx, seq int64) error) 
 	})
 }
 
-// checkNamespace rejects an empty or malformed namespace.
-func checkNamespace(ns string) error {
-	if ns == "" {
-		return mnemo.Errorf(mnemo.EINVALID, "namespace is empty")
-	}
-	return mnemo.ValidateNamespace(ns)
-}
-
 // isNoRows reports whether err means "no row".
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,18 +11,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 )
 
 // recordColumns are the columns scanRecord reads, in order.
 const recordColumns = `id, namespace, layer, kind, scope, text, body, importance, confidence,
 	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
 	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
-
-// body is the JSON shape of the body column.
-type body struct {
-	Decision   *mnemo.Decision   `json:"decision,omitempty"`
-	Correction *mnemo.Correction `json:"correction,omitempty"`
-}
 
 // scanRecord reads one row of recordColumns.
 func scanRecord(row pgx.Row) (*mnemo.Record, error) {
@@ -42,22 +36,18 @@ func scanRecord(row pgx.Row) (*mnemo.Record, error) {
 		return nil, err
 	}
 	r.Layer, r.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
-	if len(bodyJSON) > 0 {
-		var b body
-		if err := json.Unmarshal(bodyJSON, &b); err != nil {
-			return nil, fmt.Errorf("decode body of %s: %w", r.ID, err)
-		}
-		r.Decision, r.Correction = b.Decision, b.Correction
+	if r.Decision, r.Correction, err = storesql.DecodeBody(bodyJSON); err != nil {
+		return nil, fmt.Errorf("decode body of %s: %w", r.ID, err)
 	}
-	if r.Provenance, err = decodeStrings(provJSON); err != nil {
+	if r.Provenance, err = storesql.DecodeStrings(provJSON); err != nil {
 		return nil, fmt.Errorf("decode provenance of %s: %w", r.ID, err)
 	}
-	if r.Tags, err = decodeStrings(tagsJSON); err != nil {
+	if r.Tags, err = storesql.DecodeStrings(tagsJSON); err != nil {
 		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
 	}
-	r.CreatedAt, r.UpdatedAt, r.ValidFrom = timeOf(created), timeOf(updated), timeOf(from)
-	r.LastAccessedAt, r.ValidTo, r.DeletedAt = timePtr(accessed), timePtr(to), timePtr(del)
-	r.Embedding = decodeVector(emb)
+	r.CreatedAt, r.UpdatedAt, r.ValidFrom = storesql.Time(created), storesql.Time(updated), storesql.Time(from)
+	r.LastAccessedAt, r.ValidTo, r.DeletedAt = storesql.TimePtr(accessed), storesql.TimePtr(to), storesql.TimePtr(del)
+	r.Embedding = storesql.DecodeVector(emb)
 	return &r, nil
 }
 
@@ -75,101 +65,6 @@ func collect(rows pgx.Rows) ([]*mnemo.Record, error) {
 	return out, rows.Err()
 }
 
-func decodeStrings(b []byte) ([]string, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var out []string
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
-}
-
-// encodeStrings returns a as a JSON array, nil (NULL) when empty.
-func encodeStrings(a []string) *string {
-	if len(a) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(a)
-	s := string(b)
-	return &s
-}
-
-// nanos encodes t as unix nanoseconds, the zero time as NULL.
-func nanos(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	n := t.UnixNano()
-	return &n
-}
-
-func nanosPtr(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	return nanos(*t)
-}
-
-func timeOf(n *int64) time.Time {
-	if n == nil {
-		return time.Time{}
-	}
-	return time.Unix(0, *n).UTC()
-}
-
-func timePtr(n *int64) *time.Time {
-	if n == nil {
-		return nil
-	}
-	t := time.Unix(0, *n).UTC()
-	return &t
-}
-
-// encodeVector packs v as little-endian float32; nil for an empty vector.
-func encodeVector(v []float32) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	if len(b) < 4 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
-// encodeBody returns the body column of r, nil (NULL) when r has none.
-func encodeBody(r *mnemo.Record) *string {
-	if r.Decision == nil && r.Correction == nil {
-		return nil
-	}
-	b, _ := json.Marshal(body{Decision: r.Decision, Correction: r.Correction})
-	s := string(b)
-	return &s
-}
-
-func outcomeOf(r *mnemo.Record) string {
-	if r.Correction != nil {
-		return r.Correction.Outcome
-	}
-	return ""
-}
-
 // writeColumns are the columns a write sets from a record, with their SQL
 // types (for unnest), in the order of recordValues. fts and seq follow.
 var writeColumns = []struct{ name, typ string }{
@@ -184,11 +79,12 @@ var writeColumns = []struct{ name, typ string }{
 
 // recordValues returns the values of writeColumns for r.
 func recordValues(r *mnemo.Record) []any {
-	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, encodeBody(r),
-		outcomeOf(r), r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance),
-		r.Component, encodeStrings(r.Tags), r.Mission, int32(r.AccessLevel), nanos(r.CreatedAt),
-		nanos(r.UpdatedAt), nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom),
-		nanosPtr(r.ValidTo), r.SupersededBy, nanosPtr(r.DeletedAt), int32(r.Tokens), encodeVector(r.Embedding), r.Thread}
+	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, storesql.EncodeBody(r),
+		storesql.Outcome(r), r.Importance, r.Confidence, r.Criticality, r.Source, storesql.EncodeStrings(r.Provenance),
+		r.Component, storesql.EncodeStrings(r.Tags), r.Mission, int32(r.AccessLevel), storesql.Nanos(r.CreatedAt),
+		storesql.Nanos(r.UpdatedAt), storesql.NanosPtr(r.LastAccessedAt), r.AccessCount, storesql.Nanos(r.ValidFrom),
+		storesql.NanosPtr(r.ValidTo), r.SupersededBy, storesql.NanosPtr(r.DeletedAt), int32(r.Tokens),
+		storesql.EncodeVector(r.Embedding), r.Thread}
 }
 
 // insertSQL inserts the rows of unnest($1...$n), n = len(writeColumns)
@@ -277,29 +173,17 @@ func jsonHasNUL(b []byte) bool {
 	return false
 }
 
+// validRecord is storesql.CheckRecord and what PostgreSQL's columns need
+// besides: UTF-8 ids and counts that fit.
 func validRecord(r *mnemo.Record) error {
-	if r == nil {
-		return mnemo.Errorf(mnemo.EINVALID, "record is nil")
-	}
-	if strings.TrimSpace(r.ID) == "" {
-		return mnemo.Errorf(mnemo.EINVALID, "record id is empty")
-	}
-	if err := checkNamespace(r.Namespace); err != nil {
+	if err := storesql.CheckRecord(r); err != nil {
 		return err
-	}
-	if err := r.Validate(mnemo.Limits{MaxTextBytes: math.MaxInt32}); err != nil {
-		return mnemo.Errorf(mnemo.ErrorCode(err), "record %s: %s", r.ID, mnemo.ErrorMessage(err))
 	}
 	if !utf8.ValidString(r.ID) || !utf8.ValidString(r.SupersededBy) {
 		return mnemo.Errorf(mnemo.EINVALID, "record %q: id or superseded_by is not valid UTF-8", r.ID)
 	}
 	if r.AccessCount < 0 || r.Tokens < 0 || r.Tokens > math.MaxInt32 {
 		return mnemo.Errorf(mnemo.EINVALID, "record %s: negative access count or bad token count", r.ID)
-	}
-	for _, x := range r.Embedding {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", r.ID)
-		}
 	}
 	return nil
 }
@@ -494,7 +378,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 		if err := sp.Check(); err != nil {
 			return 0, fmt.Errorf("postgres: write: %w", err)
 		}
-		if err := checkNamespace(sp.Scope.Namespace); err != nil {
+		if err := storesql.CheckNamespace(sp.Scope.Namespace); err != nil {
 			return 0, fmt.Errorf("postgres: write: %w", err)
 		}
 	}
@@ -607,17 +491,11 @@ func validIDs(ids []string) []string {
 // List returns records matching opt, newest id first (newest created_at
 // first with opt.ByTime).
 func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
-	if opt.Limit < 0 {
-		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
-	}
-	if opt.Limit == 0 {
-		opt.Limit = 100
+	if err := storesql.CheckList(&opt); err != nil {
+		return nil, fmt.Errorf("postgres: list: %w", err)
 	}
 	if !textOK(opt.After) {
 		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "cursor is not valid UTF-8"))
-	}
-	if opt.ByTime && opt.After != "" {
-		return nil, fmt.Errorf("postgres: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
 	}
 	if opt.Filter.AsKnownAt != nil {
 		return s.listKnownAt(ctx, sc, opt)
@@ -670,30 +548,14 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	if err != nil {
 		return nil, fmt.Errorf("postgres: history: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT seq, at, action, actor, record FROM revisions
+	rows, err := s.pool.Query(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
 		WHERE namespace = $1 AND record_id = $2 ORDER BY seq`, sc.Namespace, id)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: history: %w", err)
 	}
 	defer rows.Close()
-	var out []mnemo.Revision
-	for rows.Next() {
-		var (
-			rev  mnemo.Revision
-			at   int64
-			snap []byte
-		)
-		if err := rows.Scan(&rev.Seq, &at, &rev.Action, &rev.Actor, &snap); err != nil {
-			return nil, fmt.Errorf("postgres: history: %w", err)
-		}
-		rev.At = time.Unix(0, at).UTC()
-		rev.Record = new(mnemo.Record)
-		if err := json.Unmarshal(snap, rev.Record); err != nil {
-			return nil, fmt.Errorf("postgres: history: decode revision %d: %w", rev.Seq, err)
-		}
-		out = append(out, rev)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.Collect(rows, storesql.ScanRevision)
+	if err != nil {
 		return nil, fmt.Errorf("postgres: history: %w", err)
 	}
 	mnemo.RedactRevisions(out, sc.Clearance)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 	"github.com/mnemo-dev/mnemo/memindex"
 	"github.com/mnemo-dev/mnemo/stem"
 )
@@ -183,7 +184,7 @@ func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
 				break
 			}
 			if k, ok := at[id]; ok {
-				out[k] = decodeVector(emb)
+				out[k] = storesql.DecodeVector(emb)
 			}
 		}
 		return out

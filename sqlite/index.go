@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
@@ -435,42 +435,24 @@ func load(n *memindex.Namespace[int64], rows *sql.Rows, count int) error {
 // until the next call of rows.Next.
 func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb, text *sql.RawBytes) error {
 	var (
-		tags, prov        sql.NullString
-		created, from, to sql.NullInt64
-		layer, kind       string
+		tags, prov, bodyJSON sql.RawBytes
+		created, from, to    *int64
+		layer, kind          string
 	)
-	var bodyJSON sql.RawBytes
 	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
 		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON, &prov)
 	if err != nil {
 		return err
 	}
-	if len(bodyJSON) > 0 {
-		// Keyword search also sees the structured body (mnemo.Record.SearchText).
-		var b body
-		if err := json.Unmarshal(bodyJSON, &b); err != nil {
-			return fmt.Errorf("decode body of %s: %w", e.ID, err)
-		}
-		if extra := mnemo.BodyText(b.Decision, b.Correction); extra != "" {
-			*text = append(append(sql.RawBytes(nil), *text...), extra...)
-		}
+	// Keyword search also sees the structured body (mnemo.Record.SearchText).
+	d, c, err := storesql.DecodeBody(bodyJSON)
+	if err != nil {
+		return fmt.Errorf("decode body of %s: %w", e.ID, err)
 	}
-	e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
-	if e.Tags, err = decodeStrings(tags); err != nil {
-		return fmt.Errorf("decode tags of %s: %w", e.ID, err)
+	if extra := mnemo.BodyText(d, c); extra != "" {
+		*text = append(append(sql.RawBytes(nil), *text...), extra...)
 	}
-	if err := setOperators(e, prov); err != nil {
-		return err
-	}
-	e.SetTimes(nullInt(created), nullInt(from), nullInt(to))
-	return nil
-}
-
-func nullInt(n sql.NullInt64) *int64 {
-	if !n.Valid {
-		return nil
-	}
-	return &n.Int64
+	return storesql.FinishEntry(e, layer, kind, tags, prov, created, from, to)
 }
 
 // Warm loads the in-memory index of a namespace ahead of its first search.

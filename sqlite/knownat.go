@@ -2,23 +2,14 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 )
 
-// listKnownAt is List with Filter.AsKnownAt set: the records of the
-// namespace as they were known then, read from the revisions — each
-// record's latest revision at or before that time, and only records whose
-// current row the caller may see as well (a record raised above the
-// clearance since shows none of its past). The filter is applied in Go by
-// the index's predicate (memindex.ListKnownAt). Each record carries its
-// current vector when its text has not changed since (else none). A scan
-// of the namespace's revisions: slower than a live List.
+// listKnownAt is List with Filter.AsKnownAt set (storesql.ListKnownAt):
+// a scan of the namespace's revisions, slower than a live List.
 func (s *Store) listKnownAt(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
 	at := opt.Filter.AsKnownAt.UnixNano()
 	// SQLite's bare columns of an aggregate come from the row of max(seq).
@@ -30,40 +21,9 @@ func (s *Store) listKnownAt(ctx context.Context, sc mnemo.Scope, opt mnemo.ListO
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
 	defer rows.Close()
-	var known []*mnemo.Record
-	for rows.Next() {
-		var (
-			snap, text string
-			emb        []byte
-		)
-		if err := rows.Scan(&snap, &text, &emb); err != nil {
-			return nil, fmt.Errorf("sqlite: list: %w", err)
-		}
-		r := new(mnemo.Record)
-		if err := json.Unmarshal([]byte(snap), r); err != nil {
-			return nil, fmt.Errorf("sqlite: list: decode revision: %w", err)
-		}
-		if r.Text == text {
-			r.Embedding = decodeVector(emb)
-		}
-		known = append(known, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.ListKnownAt(rows, sc, opt)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
-	return memindex.ListKnownAt(known, sc, opt), nil
-}
-
-// setOperators sets e.Operators from its tags and the provenance column
-// of its row (decoded only when it names an operator).
-func setOperators(e *memindex.Entry, prov sql.NullString) error {
-	var refs []string
-	if prov.Valid && strings.Contains(prov.String, mnemo.OperatorRef) {
-		var err error
-		if refs, err = decodeStrings(prov); err != nil {
-			return fmt.Errorf("decode provenance of %s: %w", e.ID, err)
-		}
-	}
-	e.Operators = mnemo.Operators(e.Tags, refs)
-	return nil
+	return out, nil
 }

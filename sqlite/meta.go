@@ -6,56 +6,40 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 )
 
 // Embedder returns the embedder recorded for the store (zero if none yet).
 func (s *Store) Embedder(ctx context.Context) (mnemo.EmbedderInfo, error) {
-	var info mnemo.EmbedderInfo
-	var v string
-	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
-	if err == sql.ErrNoRows {
-		return info, nil
-	}
+	info, err := storesql.ReadEmbedder(s.rdb.QueryRowContext(ctx, storesql.EmbedderSQL), noRows)
 	if err != nil {
 		return info, fmt.Errorf("sqlite: embedder: %w", err)
-	}
-	if err := json.Unmarshal([]byte(v), &info); err != nil {
-		return info, fmt.Errorf("sqlite: embedder: decode: %w", err)
 	}
 	return info, nil
 }
 
+// noRows reports whether err means "no row".
+func noRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
 // SetEmbedder records the embedder. A different recorded embedder is an
 // EMISMATCH error unless force is set.
 func (s *Store) SetEmbedder(ctx context.Context, info mnemo.EmbedderInfo, force bool) error {
-	if info.Name == "" || info.Dim <= 0 {
-		return fmt.Errorf("sqlite: set embedder: %w",
-			mnemo.Errorf(mnemo.EINVALID, "embedder needs a name and a positive dimension, got %q/%d", info.Name, info.Dim))
+	if err := storesql.CheckEmbedder(info); err != nil {
+		return fmt.Errorf("sqlite: set embedder: %w", err)
 	}
 	b, _ := json.Marshal(info)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&v)
-		if err != nil && err != sql.ErrNoRows {
+		v, err := storesql.EmbedderRecord(tx.QueryRowContext(ctx, storesql.EmbedderSQL), noRows)
+		if err != nil {
 			return err
 		}
-		if err == nil && !force {
-			var old mnemo.EmbedderInfo
-			if err := json.Unmarshal([]byte(v), &old); err != nil {
-				return fmt.Errorf("decode: %w", err)
-			}
-			if old == info {
-				return nil
-			}
-			return mnemo.Errorf(mnemo.EMISMATCH,
-				"the store was built with embedder %s (dim %d), not %s (dim %d): re-embed with force to switch",
-				old.Name, old.Dim, info.Name, info.Dim)
+		if write, err := storesql.SwitchEmbedder(v, info, force); !write {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(b))
@@ -75,25 +59,8 @@ func (s *Store) LogRetrieval(ctx context.Context, logs ...mnemo.RetrievalLog) er
 	}
 	rows := make([]row, 0, len(logs))
 	for _, l := range logs {
-		if l.ID == "" {
-			return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "retrieval id is empty"))
-		}
-		if err := checkNamespace(l.Namespace); err != nil {
+		if err := storesql.CheckRetrieval(&l, s.now()); err != nil {
 			return fmt.Errorf("sqlite: log retrieval: %w", err)
-		}
-		if l.At.IsZero() {
-			l.At = s.now()
-		}
-		if l.IDs == nil {
-			l.IDs = []string{}
-		}
-		if l.Scores == nil {
-			l.Scores = []float64{}
-		}
-		for _, x := range l.Scores {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("sqlite: log retrieval: %w", mnemo.Errorf(mnemo.EINVALID, "score is NaN or Inf"))
-			}
 		}
 		ids, _ := json.Marshal(l.IDs)
 		scores, _ := json.Marshal(l.Scores)
@@ -103,7 +70,7 @@ func (s *Store) LogRetrieval(ctx context.Context, logs ...mnemo.RetrievalLog) er
 		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO retrievals (id, namespace, at, operation, query, caller, session, ids, scores)
+		st, err := tx.PrepareContext(ctx, `INSERT INTO retrievals (`+storesql.RetrievalColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
@@ -130,33 +97,34 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, namespace, at, operation, query, caller, session, ids, scores
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+storesql.RetrievalColumns+`
 		FROM retrievals WHERE namespace = ? ORDER BY at DESC, rowid DESC LIMIT ?`, namespace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
 	}
 	defer rows.Close()
-	var out []mnemo.RetrievalLog
-	for rows.Next() {
-		var l mnemo.RetrievalLog
-		var at int64
-		var ids, scores string
-		if err := rows.Scan(&l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &ids, &scores); err != nil {
-			return nil, fmt.Errorf("sqlite: retrievals: %w", err)
-		}
-		l.At = time.Unix(0, at).UTC()
-		if err := json.Unmarshal([]byte(ids), &l.IDs); err != nil {
-			return nil, fmt.Errorf("sqlite: retrievals: decode ids: %w", err)
-		}
-		if err := json.Unmarshal([]byte(scores), &l.Scores); err != nil {
-			return nil, fmt.Errorf("sqlite: retrievals: decode scores: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.Collect(rows, func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
 	}
 	return out, nil
+}
+
+// scanRetrieval reads a row of the columns before (if any) and
+// storesql.RetrievalColumns, the ids and scores stored as JSON.
+func scanRetrieval(sc storesql.Row, before ...any) (mnemo.RetrievalLog, error) {
+	var r storesql.Retrieval
+	var ids, scores []byte
+	if err := sc.Scan(append(before, r.Dest(&ids, &scores)...)...); err != nil {
+		return mnemo.RetrievalLog{}, err
+	}
+	if err := json.Unmarshal(ids, &r.IDs); err != nil {
+		return mnemo.RetrievalLog{}, fmt.Errorf("decode ids: %w", err)
+	}
+	if err := json.Unmarshal(scores, &r.Scores); err != nil {
+		return mnemo.RetrievalLog{}, fmt.Errorf("decode scores: %w", err)
+	}
+	return r.Finish(), nil
 }
 
 // EachRecord calls fn with every record of every namespace, deleted
@@ -164,36 +132,27 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 // the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
 	after, afterNS := "", ""
-	for {
+	return storesql.Pages(500, func() ([]*mnemo.Record, error) {
 		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > (?, ?)
 			ORDER BY id, namespace LIMIT 500`, after, afterNS)
 		if err != nil {
-			return fmt.Errorf("sqlite: each record: %w", err)
+			return nil, fmt.Errorf("sqlite: each record: %w", err)
 		}
+		defer rows.Close()
 		var page []*mnemo.Record
 		for rows.Next() {
 			r, _, err := scanRecord(rows)
 			if err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: each record: %w", err)
+				return nil, fmt.Errorf("sqlite: each record: %w", err)
 			}
 			page = append(page, r)
+			after, afterNS = r.ID, r.Namespace
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("sqlite: each record: %w", err)
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: each record: %w", err)
 		}
-		for _, r := range page {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-		if len(page) < 500 {
-			return nil
-		}
-		after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
-	}
+		return page, nil
+	}, fn)
 }
 
 // SetEmbeddings replaces the vectors of records, of any namespaces, in one
@@ -226,7 +185,7 @@ func (s *Store) setEmbeddingsTx(ctx context.Context, tx *sql.Tx, vecs map[mnemo.
 	}
 	defer st.Close()
 	for k, v := range vecs {
-		res, err := st.ExecContext(ctx, encodeVector(v), seq, k.Namespace, k.ID)
+		res, err := st.ExecContext(ctx, storesql.EncodeVector(v), seq, k.Namespace, k.ID)
 		if err != nil {
 			return err
 		}
@@ -295,54 +254,21 @@ func (s *Store) Existing(ctx context.Context, namespace string, ids []string) (m
 // EachRetrieval calls fn with every retrieval of namespace logged in
 // [since, until), oldest first, reading 1,000 at a time.
 func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(mnemo.RetrievalLog) error) error {
-	end := int64(math.MaxInt64)
-	if !until.IsZero() {
-		end = until.UnixNano()
-	}
-	at, row := int64(math.MinInt64), int64(-1)
-	if !since.IsZero() {
-		at = since.UnixNano()
-	}
-	for {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, id, namespace, at, operation, query, caller, session, ids, scores
+	c := storesql.NewRetrievalCursor(since, until)
+	return storesql.Pages(1000, func() ([]mnemo.RetrievalLog, error) {
+		rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
 			FROM retrievals WHERE namespace = ? AND at < ? AND (at > ? OR (at = ? AND rowid > ?))
-			ORDER BY at, rowid LIMIT 1000`, namespace, end, at, at, row)
+			ORDER BY at, rowid LIMIT 1000`, namespace, c.End, c.At, c.At, c.Row)
 		if err != nil {
-			return fmt.Errorf("sqlite: each retrieval: %w", err)
+			return nil, fmt.Errorf("sqlite: each retrieval: %w", err)
 		}
-		var page []mnemo.RetrievalLog
-		for rows.Next() {
-			var l mnemo.RetrievalLog
-			var ids, scores string
-			if err := rows.Scan(&row, &l.ID, &l.Namespace, &at, &l.Operation, &l.Query, &l.Caller, &l.Session, &ids, &scores); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: each retrieval: %w", err)
-			}
-			l.At = time.Unix(0, at).UTC()
-			if err := json.Unmarshal([]byte(ids), &l.IDs); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: each retrieval: decode ids: %w", err)
-			}
-			if err := json.Unmarshal([]byte(scores), &l.Scores); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: each retrieval: decode scores: %w", err)
-			}
-			page = append(page, l)
-		}
-		err = rows.Err()
-		rows.Close()
+		defer rows.Close()
+		page, err := c.Page(rows, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) })
 		if err != nil {
-			return fmt.Errorf("sqlite: each retrieval: %w", err)
+			return nil, fmt.Errorf("sqlite: each retrieval: %w", err)
 		}
-		for _, l := range page {
-			if err := fn(l); err != nil {
-				return err
-			}
-		}
-		if len(page) < 1000 {
-			return nil
-		}
-	}
+		return page, nil
+	}, fn)
 }
 
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,
@@ -350,7 +276,7 @@ func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, unti
 // index and log them in deleted_rows for the in-memory indexes.
 func (s *Store) Purge(ctx context.Context, sc mnemo.Scope, deletedBefore time.Time) (int, error) {
 	namespace := sc.Namespace
-	if err := checkNamespace(namespace); err != nil {
+	if err := storesql.CheckNamespace(namespace); err != nil {
 		return 0, fmt.Errorf("sqlite: purge: %w", err)
 	}
 	var n int64

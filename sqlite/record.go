@@ -3,15 +3,14 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
@@ -19,12 +18,6 @@ import (
 const recordColumns = `rowid, id, namespace, layer, kind, scope, text, body, importance, confidence,
 	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
 	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
-
-// body is the JSON shape of the body column.
-type body struct {
-	Decision   *mnemo.Decision   `json:"decision,omitempty"`
-	Correction *mnemo.Correction `json:"correction,omitempty"`
-}
 
 // rowScanner is *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
@@ -34,8 +27,8 @@ func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
 	var (
 		r                                         mnemo.Record
 		rowid                                     int64
-		bodyJSON, provJSON, tagsJSON              sql.NullString
-		created, updated, accessed, from, to, del sql.NullInt64
+		bodyJSON, provJSON, tagsJSON              []byte
+		created, updated, accessed, from, to, del *int64
 		emb                                       []byte
 		layer, kind                               string
 	)
@@ -47,117 +40,30 @@ func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
 		return nil, 0, err
 	}
 	r.Layer, r.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
-	if bodyJSON.Valid && bodyJSON.String != "" {
-		var b body
-		if err := json.Unmarshal([]byte(bodyJSON.String), &b); err != nil {
-			return nil, 0, fmt.Errorf("decode body of %s: %w", r.ID, err)
-		}
-		r.Decision, r.Correction = b.Decision, b.Correction
+	if r.Decision, r.Correction, err = storesql.DecodeBody(bodyJSON); err != nil {
+		return nil, 0, fmt.Errorf("decode body of %s: %w", r.ID, err)
 	}
-	if r.Provenance, err = decodeStrings(provJSON); err != nil {
+	if r.Provenance, err = storesql.DecodeStrings(provJSON); err != nil {
 		return nil, 0, fmt.Errorf("decode provenance of %s: %w", r.ID, err)
 	}
-	if r.Tags, err = decodeStrings(tagsJSON); err != nil {
+	if r.Tags, err = storesql.DecodeStrings(tagsJSON); err != nil {
 		return nil, 0, fmt.Errorf("decode tags of %s: %w", r.ID, err)
 	}
-	r.CreatedAt, r.UpdatedAt, r.ValidFrom = timeOf(created), timeOf(updated), timeOf(from)
-	r.LastAccessedAt, r.ValidTo, r.DeletedAt = timePtr(accessed), timePtr(to), timePtr(del)
-	r.Embedding = decodeVector(emb)
+	r.CreatedAt, r.UpdatedAt, r.ValidFrom = storesql.Time(created), storesql.Time(updated), storesql.Time(from)
+	r.LastAccessedAt, r.ValidTo, r.DeletedAt = storesql.TimePtr(accessed), storesql.TimePtr(to), storesql.TimePtr(del)
+	r.Embedding = storesql.DecodeVector(emb)
 	return &r, rowid, nil
-}
-
-func decodeStrings(s sql.NullString) ([]string, error) {
-	if !s.Valid || s.String == "" {
-		return nil, nil
-	}
-	var out []string
-	if err := json.Unmarshal([]byte(s.String), &out); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
-}
-
-func encodeStrings(a []string) any {
-	if len(a) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(a)
-	return string(b)
-}
-
-// nanos encodes t as unix nanoseconds, the zero time as NULL.
-func nanos(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UnixNano()
-}
-
-func nanosPtr(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return nanos(*t)
-}
-
-func timeOf(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64).UTC()
-}
-
-func timePtr(n sql.NullInt64) *time.Time {
-	if !n.Valid {
-		return nil
-	}
-	t := time.Unix(0, n.Int64).UTC()
-	return &t
-}
-
-// encodeVector packs v as little-endian float32; nil for an empty vector.
-func encodeVector(v []float32) any {
-	if len(v) == 0 {
-		return nil
-	}
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	if len(b) < 4 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }
 
 // recordArgs returns the values of every column except rowid, in the order
 // of writeColumns, with seq last.
 func recordArgs(r *mnemo.Record, seq int64) []any {
-	var bodyJSON any
-	if r.Decision != nil || r.Correction != nil {
-		b, _ := json.Marshal(body{Decision: r.Decision, Correction: r.Correction})
-		bodyJSON = string(b)
-	}
-	outcome := ""
-	if r.Correction != nil {
-		outcome = r.Correction.Outcome
-	}
-	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, bodyJSON, outcome,
-		r.Importance, r.Confidence, r.Criticality, r.Source, encodeStrings(r.Provenance), r.Component,
-		encodeStrings(r.Tags), r.Mission, r.AccessLevel, nanos(r.CreatedAt), nanos(r.UpdatedAt),
-		nanosPtr(r.LastAccessedAt), r.AccessCount, nanos(r.ValidFrom), nanosPtr(r.ValidTo),
-		r.SupersededBy, nanosPtr(r.DeletedAt), r.Tokens, encodeVector(r.Embedding), r.Thread, seq}
+	return []any{r.ID, r.Namespace, string(r.Layer), string(r.Kind), r.Scope, r.Text, storesql.EncodeBody(r),
+		storesql.Outcome(r), r.Importance, r.Confidence, r.Criticality, r.Source, storesql.EncodeStrings(r.Provenance),
+		r.Component, storesql.EncodeStrings(r.Tags), r.Mission, r.AccessLevel, storesql.Nanos(r.CreatedAt),
+		storesql.Nanos(r.UpdatedAt), storesql.NanosPtr(r.LastAccessedAt), r.AccessCount, storesql.Nanos(r.ValidFrom),
+		storesql.NanosPtr(r.ValidTo), r.SupersededBy, storesql.NanosPtr(r.DeletedAt), r.Tokens,
+		storesql.EncodeVector(r.Embedding), r.Thread, seq}
 }
 
 // writeColumns are the columns recordArgs fills.
@@ -174,27 +80,10 @@ var (
 	revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES (?, ?, ?, ?, ?, ?)`
 )
 
-// checkRecord rejects records the store cannot hold.
-func checkRecord(r *mnemo.Record) error {
-	if r == nil {
-		return mnemo.Errorf(mnemo.EINVALID, "record is nil")
-	}
-	if strings.TrimSpace(r.ID) == "" {
-		return mnemo.Errorf(mnemo.EINVALID, "record id is empty")
-	}
-	if err := checkNamespace(r.Namespace); err != nil {
-		return err
-	}
-	if err := r.Validate(mnemo.Limits{MaxTextBytes: math.MaxInt32}); err != nil {
-		return mnemo.Errorf(mnemo.ErrorCode(err), "record %s: %s", r.ID, mnemo.ErrorMessage(err))
-	}
-	return checkVector(r.ID, r.Embedding)
-}
-
 // Insert writes new records in one transaction, skipping ids that exist.
 func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
 	for _, r := range recs {
-		if err := checkRecord(r); err != nil {
+		if err := storesql.CheckRecord(r); err != nil {
 			return 0, fmt.Errorf("sqlite: insert: %w", err)
 		}
 	}
@@ -351,7 +240,7 @@ func revisionManySQL(n int) string {
 
 // Update replaces the stored record with rec's namespace and id.
 func (s *Store) Update(ctx context.Context, rec *mnemo.Record, action, actor string) error {
-	if err := checkRecord(rec); err != nil {
+	if err := storesql.CheckRecord(rec); err != nil {
 		return fmt.Errorf("sqlite: update: %w", err)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -433,17 +322,17 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 // checkBatch rejects a batch any part of which the store cannot hold.
 func checkBatch(b *mnemo.WriteBatch) error {
 	for _, r := range b.Insert {
-		if err := checkRecord(r); err != nil {
+		if err := storesql.CheckRecord(r); err != nil {
 			return err
 		}
 	}
 	for _, u := range b.Updates {
-		if err := checkRecord(u.Record); err != nil {
+		if err := storesql.CheckRecord(u.Record); err != nil {
 			return err
 		}
 	}
 	for k, v := range b.Embeddings {
-		if err := checkVector(k.ID, v); err != nil {
+		if err := storesql.CheckVector(k.ID, v); err != nil {
 			return err
 		}
 	}
@@ -451,18 +340,8 @@ func checkBatch(b *mnemo.WriteBatch) error {
 		if err := sp.Check(); err != nil {
 			return err
 		}
-		if err := checkNamespace(sp.Scope.Namespace); err != nil {
+		if err := storesql.CheckNamespace(sp.Scope.Namespace); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// checkVector rejects a vector holding NaN or Inf.
-func checkVector(id string, v []float32) error {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return mnemo.Errorf(mnemo.EINVALID, "record %s: embedding holds NaN or Inf", id)
 		}
 	}
 	return nil
@@ -638,14 +517,8 @@ func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen 
 // List returns records matching opt, newest id first (newest created_at
 // first with opt.ByTime).
 func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
-	if opt.Limit < 0 {
-		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "limit %d is negative", opt.Limit))
-	}
-	if opt.Limit == 0 {
-		opt.Limit = 100
-	}
-	if opt.ByTime && opt.After != "" {
-		return nil, fmt.Errorf("sqlite: list: %w", mnemo.Errorf(mnemo.EINVALID, "an id cursor (after) cannot page a list ordered by time"))
+	if err := storesql.CheckList(&opt); err != nil {
+		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
 	if opt.Filter.AsKnownAt != nil {
 		return s.listKnownAt(ctx, sc, opt)
@@ -702,30 +575,14 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, at, action, actor, record FROM revisions
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
 		WHERE namespace = ? AND record_id = ? ORDER BY seq`, sc.Namespace, id)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
 	defer rows.Close()
-	var out []mnemo.Revision
-	for rows.Next() {
-		var (
-			rev  mnemo.Revision
-			at   int64
-			snap string
-		)
-		if err := rows.Scan(&rev.Seq, &at, &rev.Action, &rev.Actor, &snap); err != nil {
-			return nil, fmt.Errorf("sqlite: history: %w", err)
-		}
-		rev.At = time.Unix(0, at).UTC()
-		rev.Record = new(mnemo.Record)
-		if err := json.Unmarshal([]byte(snap), rev.Record); err != nil {
-			return nil, fmt.Errorf("sqlite: history: decode revision %d: %w", rev.Seq, err)
-		}
-		out = append(out, rev)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.Collect(rows, storesql.ScanRevision)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
 	mnemo.RedactRevisions(out, sc.Clearance)

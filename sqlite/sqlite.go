@@ -327,11 +327,3 @@ func (s *Store) bumpSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
 	s.idx.local.add(seq)
 	return seq, nil
 }
-
-// checkNamespace rejects an empty or malformed namespace.
-func checkNamespace(ns string) error {
-	if ns == "" {
-		return mnemo.Errorf(mnemo.EINVALID, "namespace is empty")
-	}
-	return mnemo.ValidateNamespace(ns)
-}
