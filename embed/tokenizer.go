@@ -191,6 +191,27 @@ func (t *tokenizer) ids(text string, ids []int32) []int32 {
 	return ids
 }
 
+// parseStep reads what normalizers and pre-tokenizers of tokenizer.json
+// have in common: null (none), a nesting past maxTokenizerDepth (an error)
+// and a Sequence (its list under field, each item parsed by parse), which
+// it parses (done); else it returns the step's type for its caller.
+func parseStep[T any](raw json.RawMessage, depth int, field string, parse func(json.RawMessage, int) ([]T, error)) (typ string, out []T, done bool, err error) {
+	if isNull(raw) {
+		return "", nil, true, nil
+	}
+	if depth > maxTokenizerDepth {
+		return "", nil, true, errors.New("nested too deeply")
+	}
+	if typ, err = kind(raw); err != nil {
+		return "", nil, true, err
+	}
+	if typ == "Sequence" {
+		out, err = parseSequence(raw, field, depth, parse)
+		return typ, out, true, err
+	}
+	return typ, nil, false, nil
+}
+
 // parseSequence parses a Sequence step of tokenizer.json: the list under
 // field, each item parsed by parse one level deeper, flattened in order.
 func parseSequence[T any](raw json.RawMessage, field string, depth int, parse func(json.RawMessage, int) ([]T, error)) ([]T, error) {
@@ -218,19 +239,11 @@ func parseSequence[T any](raw json.RawMessage, field string, depth int, parse fu
 // ---- normalizers ----
 
 func parseNormalizer(raw json.RawMessage, depth int) ([]normalizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	if depth > maxTokenizerDepth {
-		return nil, errors.New("nested too deeply")
-	}
-	typ, err := kind(raw)
-	if err != nil {
-		return nil, err
+	typ, out, done, err := parseStep(raw, depth, "normalizers", parseNormalizer)
+	if done {
+		return out, err
 	}
 	switch typ {
-	case "Sequence":
-		return parseSequence(raw, "normalizers", depth, parseNormalizer)
 	case "BertNormalizer":
 		var c struct {
 			CleanText          *bool `json:"clean_text"`
@@ -430,19 +443,11 @@ func isBertPunct(r rune) bool {
 // ---- pre-tokenizers ----
 
 func parsePreTokenizer(raw json.RawMessage, depth int) ([]preTokenizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	if depth > maxTokenizerDepth {
-		return nil, errors.New("nested too deeply")
-	}
-	typ, err := kind(raw)
-	if err != nil {
-		return nil, err
+	typ, out, done, err := parseStep(raw, depth, "pretokenizers", parsePreTokenizer)
+	if done {
+		return out, err
 	}
 	switch typ {
-	case "Sequence":
-		return parseSequence(raw, "pretokenizers", depth, parsePreTokenizer)
 	case "BertPreTokenizer":
 		return []preTokenizer{splitWords(isBertSpace, isBertPunct)}, nil
 	case "WhitespaceSplit":
