@@ -12,4 +12,5 @@ export type {
   HandoffPattern, HandoffAttention, HandoffLink, Handoff, Weights, TuneRequest, TuneResult,
   TuningVersion, TuningEvent, Tuning, RollbackRequest, EpisodeRequest, EpisodeResult,
   ThreadInfo, Principle, PrincipleDecision, ListQuery, CorrectionsQuery, CorrectionTriple, Status,
+  RecordBody, Placement, Ranking, Hit, Ranked,
 } from "./types.js";

@@ -96,32 +96,49 @@ export interface Filter {
   operator?: string;
 }
 
-/** A stored record. */
-export interface MemoryRecord {
-  id: string;
-  namespace: string;
-  layer: Layer;
-  kind: Kind;
-  scope: string;
-  text: string;
+/** The fields a stored record, a new record and a patch share. */
+export type RecordBody = {
   decision?: Decision;
   correction?: Correction;
+  /** 0..1; a new record's default 0.5 */
   importance?: number;
+  /** 0..1; a new record's default depends on its source */
   confidence?: number;
+  /** 0..1, default 0 */
   criticality?: number;
+  /** user (default), llm, observed, import:git, ... */
   source?: string;
+  /** references: commit:SHA, issue:URL, doc:PATH, record:ID, ... */
   provenance?: string[];
   component?: string;
   tags?: string[];
   mission?: string;
+  /** the conversation or session the record is part of */
   thread?: string;
+  /** clearance needed to see it (at most the writer's) */
   access_level?: number;
+  /** end of validity */
+  valid_to?: DateTime;
+};
+
+/** Where a new record or a patch puts a record (a stored one has all three). */
+export type Placement = {
+  layer?: Layer;
+  kind?: Kind;
+  /** scope path such as /regulations/gdpr */
+  scope?: string;
+};
+
+/** A stored record. */
+export interface MemoryRecord extends RecordBody, Required<Placement> {
+  id: string;
+  namespace: string;
+  text: string;
   created_at?: DateTime;
   updated_at?: DateTime;
   last_accessed_at?: DateTime;
   access_count?: number;
   valid_from?: DateTime;
-  valid_to?: DateTime;
   /** id of the replacement */
   superseded_by?: string;
   /** forgotten at */
@@ -137,38 +154,13 @@ export interface WrittenRecord extends MemoryRecord {
 }
 
 /** A new record, as in a batch. */
-export interface NewRecord {
+export interface NewRecord extends RecordBody, Placement {
   /** optional id (1–256 bytes of letters, digits, - _ . : /); assigned when absent */
   id?: string;
-  layer?: Layer;
-  kind?: Kind;
-  /** scope path such as /regulations/gdpr */
-  scope?: string;
   /** the content */
   text: string;
-  decision?: Decision;
-  correction?: Correction;
-  /** 0..1, default 0.5 */
-  importance?: number;
-  /** 0..1, default by source */
-  confidence?: number;
-  /** 0..1, default 0 */
-  criticality?: number;
-  /** user (default), llm, observed, import:git, ... */
-  source?: string;
-  /** references: commit:SHA, issue:URL, doc:PATH, record:ID, ... */
-  provenance?: string[];
-  component?: string;
-  tags?: string[];
-  mission?: string;
-  /** the conversation or session the record is part of */
-  thread?: string;
-  /** clearance needed to see it (at most the caller's) */
-  access_level?: number;
   /** when it happened or was learned (default now) */
   at?: DateTime;
-  /** end of validity */
-  valid_to?: DateTime;
   /** id of a record this one replaces */
   supersedes?: string;
 }
@@ -201,24 +193,8 @@ export interface ListResponse {
 }
 
 /** The fields update changes; absent fields are kept. */
-export interface RecordPatch {
-  layer?: Layer;
-  kind?: Kind;
-  scope?: string;
+export interface RecordPatch extends RecordBody, Placement {
   text?: string;
-  decision?: Decision;
-  correction?: Correction;
-  importance?: number;
-  confidence?: number;
-  criticality?: number;
-  source?: string;
-  provenance?: string[];
-  component?: string;
-  tags?: string[];
-  mission?: string;
-  thread?: string;
-  access_level?: number;
-  valid_to?: DateTime;
   superseded_by?: string;
 }
 
@@ -235,22 +211,27 @@ export interface Revision {
   redacted?: boolean;
 }
 
+/** How recall and digest choose and rank records. */
+export type Ranking = {
+  filters?: Filter;
+  /** scoring preset: default, aura or alma */
+  preset?: string;
+  /** intent override: general, recent, rules, howto, why */
+  intent?: string;
+  /**
+   * Evidence of relevance every hit must reach, 0..1; 0 turns the floor
+   * off. Unset, the floor is adaptive. A digest places core records
+   * whatever their relevance.
+   */
+  min_relevance?: number;
+};
+
 /** The body of recall. */
-export interface RecallRequest {
+export interface RecallRequest extends Ranking {
   /** free text */
   query: string;
   /** number of hits (default 10, at most 1000) */
   k?: number;
-  filters?: Filter;
-  /** default, aura or alma */
-  preset?: string;
-  /** override: general, recent, rules, howto, why */
-  intent?: string;
-  /**
-   * Evidence of relevance every hit must reach, 0..1; 0 turns the floor
-   * off. Unset, the floor is adaptive.
-   */
-  min_relevance?: number;
 }
 
 /** Degraded-mode ranking, when the namespace is over its triage capacity. */
@@ -290,8 +271,8 @@ export interface Why {
   interval?: string;
 }
 
-/** One hit of a recall. */
-export interface RecallHit {
+/** A record as recall and digest rank it. */
+export type Hit = {
   id?: string;
   score?: number;
   /** factor name → value */
@@ -301,12 +282,11 @@ export interface RecallHit {
   kind?: Kind;
   scope?: string;
   provenance?: string[];
-  created_at?: DateTime;
   why?: Why;
-}
+};
 
-/** The answer of recall. */
-export interface RecallResult {
+/** What recall and digest answer about their ranking. */
+export type Ranked = {
   /** this answer's id in the retrieval log, for correction.retrieval_id */
   retrieval_id?: string;
   /** classified intent */
@@ -317,61 +297,55 @@ export interface RecallResult {
   /** factor name → weight */
   weights?: { [factor: string]: number };
   triage?: Triage;
+};
+
+/** One hit of a recall. */
+export interface RecallHit extends Hit {
+  created_at?: DateTime;
+}
+
+/** The answer of recall. */
+export interface RecallResult extends Ranked {
   hits?: RecallHit[];
 }
 
 /** The body of digest. */
-export interface DigestRequest {
+export interface DigestRequest extends Ranking {
   /** the task */
   task_description: string;
   /** all (default), domain, workflow or practitioner */
   scope?: "all" | "domain" | "workflow" | "practitioner";
   /** default 8000 */
   token_budget?: number;
-  filters?: Filter;
-  /** scoring preset */
-  preset?: string;
-  /** intent override */
-  intent?: string;
-  /** as in RecallRequest; core records are placed whatever their relevance */
-  min_relevance?: number;
+  /**
+   * Share of the best entry's score every other entry must reach once 8
+   * entries are placed (0..1); unset: the namespace's score_ratio, default
+   * 0.3; 0: fill the budget with every relevant entry.
+   */
+  min_score_ratio?: number;
 }
 
 /** One record placed in a digest. */
-export interface DigestEntry {
-  id?: string;
-  layer?: Layer;
-  kind?: Kind;
-  scope?: string;
-  score?: number;
-  factors?: { [factor: string]: number };
-  text?: string;
-  provenance?: string[];
+export interface DigestEntry extends Hit {
   tokens?: number;
   /** core, domain, workflow or practitioner */
   section?: string;
-  why?: Why;
   /** ids of the messages this extracted memory was taken from, folded under it */
   covers?: string[];
 }
 
 /** The answer of digest: the budgeted context for a task. */
-export interface Digest {
-  retrieval_id?: string;
+export interface Digest extends Ranked {
   task?: string;
   scope?: string;
-  intent?: string;
-  /** as in RecallResult */
-  intent_by?: "request" | "rules" | "model";
-  preset?: string;
-  weights?: { [factor: string]: number };
-  triage?: Triage;
   budget?: number;
   used_tokens?: number;
   tokenizer?: string;
   entries?: DigestEntry[];
   candidates?: number;
   omitted?: number;
+  /** relevant candidates left out for scoring under min_score_ratio of the best entry */
+  weaker?: number;
   /** the digest, ready to inject into a prompt */
   markdown?: string;
 }

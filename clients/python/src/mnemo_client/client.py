@@ -276,9 +276,12 @@ class Mnemo:
         preset: Optional[str] = None,
         intent: Optional[str] = None,
         min_relevance: Optional[float] = None,
+        min_score_ratio: Optional[float] = None,
     ) -> Digest:
         """What an agent should start with for a task, within token_budget
-        tokens: markdown is ready for a prompt (POST /v1/digest)."""
+        tokens: markdown is ready for a prompt (POST /v1/digest). Past the
+        first eight entries, each must score min_score_ratio of the best
+        (unset: the namespace's, default 0.3; 0: fill the budget)."""
         body = _fields(
             task_description=task,
             token_budget=token_budget,
@@ -287,6 +290,7 @@ class Mnemo:
             preset=preset,
             intent=intent,
             min_relevance=min_relevance,
+            min_score_ratio=min_score_ratio,
         )
         return cast(Digest, self._json("POST", "/v1/digest", body=body))
 

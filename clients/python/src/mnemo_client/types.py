@@ -90,17 +90,8 @@ class Filter(TypedDict, total=False):
     operator: str
 
 
-class _MemoryRecordRequired(TypedDict):
-    id: str
-    namespace: str
-    layer: Layer
-    kind: Kind
-    scope: str
-    text: str
-
-
-class MemoryRecord(_MemoryRecordRequired, total=False):
-    """A stored record."""
+class _RecordBody(TypedDict, total=False):
+    """The fields a stored record, a new record and a patch share."""
 
     decision: Decision
     correction: Correction
@@ -114,12 +105,34 @@ class MemoryRecord(_MemoryRecordRequired, total=False):
     mission: str
     thread: str
     access_level: int
+    valid_to: DateTime
+
+
+class _Placement(TypedDict, total=False):
+    """Where a new record or a patch puts a record (a stored one has all three)."""
+
+    layer: Layer
+    kind: Kind
+    scope: str
+
+
+class _MemoryRecordRequired(TypedDict):
+    id: str
+    namespace: str
+    layer: Layer
+    kind: Kind
+    scope: str
+    text: str
+
+
+class MemoryRecord(_MemoryRecordRequired, _RecordBody, total=False):
+    """A stored record."""
+
     created_at: DateTime
     updated_at: DateTime
     last_accessed_at: DateTime
     access_count: int
     valid_from: DateTime
-    valid_to: DateTime
     superseded_by: str
     deleted_at: DateTime
     tokens: int
@@ -135,27 +148,11 @@ class _NewRecordRequired(TypedDict):
     text: str
 
 
-class NewRecord(_NewRecordRequired, total=False):
+class NewRecord(_NewRecordRequired, _Placement, _RecordBody, total=False):
     """A new record, as in a batch."""
 
     id: str
-    layer: Layer
-    kind: Kind
-    scope: str
-    decision: Decision
-    correction: Correction
-    importance: float
-    confidence: float
-    criticality: float
-    source: str
-    provenance: List[str]
-    component: str
-    tags: List[str]
-    mission: str
-    thread: str
-    access_level: int
     at: DateTime
-    valid_to: DateTime
     supersedes: str
 
 
@@ -187,26 +184,10 @@ class ListResponse(TypedDict, total=False):
     next: str
 
 
-class RecordPatch(TypedDict, total=False):
+class RecordPatch(_Placement, _RecordBody, total=False):
     """The fields update changes; absent fields are kept."""
 
-    layer: Layer
-    kind: Kind
-    scope: str
     text: str
-    decision: Decision
-    correction: Correction
-    importance: float
-    confidence: float
-    criticality: float
-    source: str
-    provenance: List[str]
-    component: str
-    tags: List[str]
-    mission: str
-    thread: str
-    access_level: int
-    valid_to: DateTime
     superseded_by: str
 
 
@@ -221,18 +202,23 @@ class Revision(TypedDict, total=False):
     redacted: bool
 
 
-class _RecallRequestRequired(TypedDict):
-    query: str
+class _Ranking(TypedDict, total=False):
+    """How recall and digest choose and rank records."""
 
-
-class RecallRequest(_RecallRequestRequired, total=False):
-    """The body of recall."""
-
-    k: int
     filters: Filter
     preset: str
     intent: str
     min_relevance: float
+
+
+class _RecallRequestRequired(TypedDict):
+    query: str
+
+
+class RecallRequest(_RecallRequestRequired, _Ranking, total=False):
+    """The body of recall."""
+
+    k: int
 
 
 class Triage(TypedDict, total=False):
@@ -263,7 +249,9 @@ class Why(_WhyRequired, total=False):
     interval: str
 
 
-class RecallHit(TypedDict, total=False):
+class _Hit(TypedDict, total=False):
+    """A record as recall and digest rank it."""
+
     id: str
     score: float
     factors: Dict[str, float]
@@ -272,17 +260,25 @@ class RecallHit(TypedDict, total=False):
     kind: Kind
     scope: str
     provenance: List[str]
-    created_at: DateTime
     why: Why
 
 
-class RecallResult(TypedDict, total=False):
+class _Ranked(TypedDict, total=False):
+    """What recall and digest answer about their ranking."""
+
     retrieval_id: str
     intent: str
     intent_by: Literal["request", "rules", "model"]
     preset: str
     weights: Dict[str, float]
     triage: Triage
+
+
+class RecallHit(_Hit, total=False):
+    created_at: DateTime
+
+
+class RecallResult(_Ranked, total=False):
     hits: List[RecallHit]
 
 
@@ -290,49 +286,32 @@ class _DigestRequestRequired(TypedDict):
     task_description: str
 
 
-class DigestRequest(_DigestRequestRequired, total=False):
+class DigestRequest(_DigestRequestRequired, _Ranking, total=False):
     """The body of digest."""
 
     scope: Literal["all", "domain", "workflow", "practitioner"]
     token_budget: int
-    filters: Filter
-    preset: str
-    intent: str
-    min_relevance: float
+    min_score_ratio: float
 
 
-class DigestEntry(TypedDict, total=False):
-    id: str
-    layer: Layer
-    kind: Kind
-    scope: str
-    score: float
-    factors: Dict[str, float]
-    text: str
-    provenance: List[str]
+class DigestEntry(_Hit, total=False):
     tokens: int
     section: str
-    why: Why
     covers: List[str]
 
 
-class Digest(TypedDict, total=False):
+class Digest(_Ranked, total=False):
     """The answer of digest; markdown is ready for a prompt."""
 
-    retrieval_id: str
     task: str
     scope: str
-    intent: str
-    intent_by: Literal["request", "rules", "model"]
-    preset: str
-    weights: Dict[str, float]
-    triage: Triage
     budget: int
     used_tokens: int
     tokenizer: str
     entries: List[DigestEntry]
     candidates: int
     omitted: int
+    weaker: int
     markdown: str
 
 
