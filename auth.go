@@ -146,19 +146,7 @@ type KeyStore interface {
 
 // Principal is an authenticated caller of a request, bound to one namespace.
 type Principal struct {
-	Caller    Caller
+	Caller
 	Namespace string
-	Role      Role
 	KeyID     string // "" for the local user (no keys configured, or stdio)
-}
-
-// CanWrite reports whether the principal may change records.
-func (p Principal) CanWrite() bool { return p.Role.CanWrite() }
-
-// CheckWrite returns EFORBIDDEN when the principal may not write.
-func (p Principal) CheckWrite() error {
-	if !p.CanWrite() {
-		return Errorf(EFORBIDDEN, "this API key has role %s: it cannot change records", p.Role)
-	}
-	return nil
 }

@@ -105,22 +105,14 @@ const (
 // DefaultTokenBudget is the digest budget when none is given.
 const DefaultTokenBudget = 8000
 
-// Caller identifies who asks, for clearance and the retrieval log.
-type Caller struct {
-	Name      string // key name, operator or "cli"
-	Session   string
-	Clearance int
-}
-
 // RecallRequest asks for the k best records for a query. It is the body of
 // POST /v1/recall and the arguments of the MCP tool memory_recall.
 type RecallRequest struct {
-	Namespace string `json:"-"`
-	Query     string `json:"query" jsonschema:"what to look for, in plain words"`
-	K         int    `json:"k,omitempty" jsonschema:"number of hits, 1..1000 (default 10)"`
-	Filter    Filter `json:"filters,omitempty" jsonschema:"structured filters"`
-	Preset    string `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
-	Intent    string `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"` // overrides classification
+	Query  string `json:"query" jsonschema:"what to look for, in plain words"`
+	K      int    `json:"k,omitempty" jsonschema:"number of hits, 1..1000 (default 10)"`
+	Filter Filter `json:"filters,omitempty" jsonschema:"structured filters"`
+	Preset string `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
+	Intent string `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"` // overrides classification
 	// MinRelevance, when set, is the evidence of relevance every hit must
 	// reach (0..1; see Why); 0 turns the relevance floor off. Unset, the
 	// floor is adaptive: one average content term, or semantic similarity
@@ -208,13 +200,12 @@ type RecallResult struct {
 // for this task, within a token budget? It is the body of POST /v1/digest
 // and the arguments of the MCP tool workflow_memory_query.
 type DigestRequest struct {
-	Namespace string `json:"-"`
-	Task      string `json:"task_description" jsonschema:"the task the agent is about to work on, in plain words"`
-	Scope     string `json:"scope,omitempty" jsonschema:"which layers to draw from: all, domain, workflow or practitioner"`            // all|domain|workflow|practitioner
-	Budget    int    `json:"token_budget,omitempty" jsonschema:"maximum size of the digest in tokens (exact count, headers included)"` // default 8000
-	Filter    Filter `json:"filters,omitempty" jsonschema:"structured filters: layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, as_known_at, outcome, operator"`
-	Preset    string `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
-	Intent    string `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"`
+	Task   string `json:"task_description" jsonschema:"the task the agent is about to work on, in plain words"`
+	Scope  string `json:"scope,omitempty" jsonschema:"which layers to draw from: all, domain, workflow or practitioner"`            // all|domain|workflow|practitioner
+	Budget int    `json:"token_budget,omitempty" jsonschema:"maximum size of the digest in tokens (exact count, headers included)"` // default 8000
+	Filter Filter `json:"filters,omitempty" jsonschema:"structured filters: layers, kinds, scope_prefix, component, mission, thread, tags, min_criticality, since, until, as_of, as_known_at, outcome, operator"`
+	Preset string `json:"preset,omitempty" jsonschema:"scoring preset: default, aura or alma"`
+	Intent string `json:"intent,omitempty" jsonschema:"override the classified intent: general, recent, rules, howto or why"`
 	// MinRelevance is as in RecallRequest; core records are placed
 	// whatever their relevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"evidence of relevance every entry must reach, 0..1; unset: adaptive floor; 0: no floor"`

@@ -222,7 +222,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	for i := range queries {
 		queries[i] = syn.Query()
 	}
-	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
+	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	var writeTime time.Duration
 	loaded := 0
 	for _, size := range opt.Sizes {
@@ -230,7 +230,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			n := min(opt.Batch, size-loaded)
 			recs := syn.Records(n)
 			t0 := time.Now()
-			if _, err := svc.Remember(ctx, caller, ns, recs, engine.WriteOptions{Dedup: false}); err != nil {
+			if _, err := svc.Remember(mnemo.WithCallerIn(ctx, caller, ns), recs, mnemo.WriteOptions{Dedup: false}); err != nil {
 				return nil, fmt.Errorf("bench: load: %w", err)
 			}
 			writeTime += time.Since(t0)
@@ -247,7 +247,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			ps.LearnSeconds = round2(time.Since(t0).Seconds())
 		}
 		// Warm up: the first search loads the namespace's in-memory index.
-		if _, err := svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: ns, Query: queries[0], K: opt.K}); err != nil {
+		if _, err := svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: queries[0], K: opt.K}); err != nil {
 			return nil, err
 		}
 		var dig, rec, flo []time.Duration
@@ -260,11 +260,11 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 				return nil, err
 			}
 			t1 := time.Now()
-			if _, err := svc.Digest(ctx, caller, mnemo.DigestRequest{Namespace: ns, Task: q, Budget: opt.Budget}); err != nil {
+			if _, err := svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: q, Budget: opt.Budget}); err != nil {
 				return nil, err
 			}
 			t2 := time.Now()
-			if _, err := svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: ns, Query: q, K: opt.K}); err != nil {
+			if _, err := svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: q, K: opt.K}); err != nil {
 				return nil, err
 			}
 			t3 := time.Now()

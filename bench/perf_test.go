@@ -126,7 +126,7 @@ func BenchmarkDigest(b *testing.B) {
 	defer svc.Close()
 	syn := NewSynth(1, time.Now())
 	for range 20 {
-		if _, err := svc.Remember(ctx, benchCaller, "b", syn.Records(500), engine.WriteOptions{}); err != nil {
+		if _, err := svc.Remember(mnemo.WithCallerIn(ctx, benchCaller, "b"), syn.Records(500), mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -136,7 +136,7 @@ func BenchmarkDigest(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		if _, err := svc.Digest(ctx, benchCaller, mnemo.DigestRequest{Namespace: "b", Task: queries[i%len(queries)], Budget: 2000}); err != nil {
+		if _, err := svc.Digest(mnemo.WithCallerIn(ctx, benchCaller, "b"), mnemo.DigestRequest{Task: queries[i%len(queries)], Budget: 2000}); err != nil {
 			b.Fatal(err)
 		}
 		i++

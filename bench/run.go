@@ -313,7 +313,7 @@ func seededIDs(conv string, at time.Time) func() string {
 	}
 }
 
-var benchCaller = mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
+var benchCaller = mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 
 // evalConversation loads one conversation into its namespace and scores
 // every question. report is called once with the number of turns loaded
@@ -349,7 +349,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 			threadOrder = append(threadOrder, thread)
 		}
 	}
-	written, err := svc.Remember(ctx, benchCaller, ns, in, engine.WriteOptions{Dedup: false})
+	written, err := svc.Remember(mnemo.WithCallerIn(ctx, benchCaller, ns), in, mnemo.WriteOptions{Dedup: false})
 	if err != nil {
 		return fmt.Errorf("bench: load %s: %w", c.ID, err)
 	}
@@ -409,7 +409,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		scores := map[string]QuestionScore{}
 
 		// hybrid
-		res, err := svc.Recall(ctx, benchCaller, mnemo.RecallRequest{Namespace: ns, Query: q.Text, K: opt.Depth})
+		res, err := svc.Recall(mnemo.WithCallerIn(ctx, benchCaller, ns), mnemo.RecallRequest{Query: q.Text, K: opt.Depth})
 		if err != nil {
 			return fmt.Errorf("bench: %s: recall %q: %w", c.ID, q.Text, err)
 		}
@@ -419,7 +419,7 @@ func evalConversation(ctx context.Context, store mnemo.Store, emb mnemo.Embedder
 		}
 		packed, spent := map[int][]string{}, map[int]int{}
 		for _, b := range opt.Budgets {
-			d, err := svc.Digest(ctx, benchCaller, mnemo.DigestRequest{Namespace: ns, Task: q.Text, Budget: b})
+			d, err := svc.Digest(mnemo.WithCallerIn(ctx, benchCaller, ns), mnemo.DigestRequest{Task: q.Text, Budget: b})
 			if err != nil {
 				return fmt.Errorf("bench: %s: digest %q: %w", c.ID, q.Text, err)
 			}

@@ -84,10 +84,10 @@ func (t *restTarget) Close() {
 // load writes n records of syn through the engine in batches of 500,
 // without the near-duplicate check: the fast way to fill a store.
 func (t *restTarget) load(ctx context.Context, ns string, syn *Synth, n int) error {
-	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel}
+	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	for done := 0; done < n; {
 		k := min(500, n-done)
-		if _, err := t.svc.Remember(ctx, caller, ns, syn.Records(k), engine.WriteOptions{}); err != nil {
+		if _, err := t.svc.Remember(mnemo.WithCallerIn(ctx, caller, ns), syn.Records(k), mnemo.WriteOptions{}); err != nil {
 			return fmt.Errorf("bench: load: %w", err)
 		}
 		done += k

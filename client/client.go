@@ -146,9 +146,9 @@ func responseError(resp *http.Response) error {
 
 // Remember stores records (one request per call: POST /v1/records for one
 // record, /v1/records/batch for several).
-func (c *Client) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
+func (c *Client) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.WriteOptions) ([]mnemo.Written, error) {
 	if len(in) == 1 {
-		var w engine.Written
+		var w mnemo.Written
 		req := struct {
 			mnemo.NewRecord
 			NoDedup bool `json:"no_dedup,omitempty"`
@@ -156,7 +156,7 @@ func (c *Client) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.
 		if err := c.do(ctx, "POST", "/v1/records", req, &w); err != nil {
 			return nil, err
 		}
-		return []engine.Written{w}, nil
+		return []mnemo.Written{w}, nil
 	}
 	var resp struct {
 		IDs    []string `json:"ids"`
@@ -169,9 +169,9 @@ func (c *Client) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.
 	if err := c.do(ctx, "POST", "/v1/records/batch", req, &resp); err != nil {
 		return nil, err
 	}
-	out := make([]engine.Written, len(resp.IDs))
+	out := make([]mnemo.Written, len(resp.IDs))
 	for i, id := range resp.IDs {
-		out[i] = engine.Written{Record: &mnemo.Record{ID: id}, Merged: i < len(resp.Merged) && resp.Merged[i]}
+		out[i] = mnemo.Written{Record: &mnemo.Record{ID: id}, Merged: i < len(resp.Merged) && resp.Merged[i]}
 	}
 	return out, nil
 }
@@ -294,8 +294,8 @@ func (c *Client) Export(ctx context.Context, w io.Writer) (int, error) {
 }
 
 // Import sends JSONL records to the server.
-func (c *Client) Import(ctx context.Context, r io.Reader) (engine.ImportResult, error) {
-	var res engine.ImportResult
+func (c *Client) Import(ctx context.Context, r io.Reader) (mnemo.ImportResult, error) {
+	var res mnemo.ImportResult
 	return res, c.do(ctx, "POST", "/v1/import", r, &res)
 }
 
@@ -340,7 +340,7 @@ func (c *Client) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequ
 
 // Expire archives the namespace's unimportant, unused records (an admin
 // key is needed); opt.Idle is sent in days.
-func (c *Client) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
+func (c *Client) Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error) {
 	body := map[string]any{"dry_run": opt.DryRun}
 	if opt.MaxImportance != 0 {
 		body["max_importance"] = opt.MaxImportance
@@ -348,7 +348,7 @@ func (c *Client) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.
 	if opt.Idle != 0 {
 		body["idle_days"] = opt.Idle.Hours() / 24
 	}
-	var res engine.ExpireResult
+	var res mnemo.ExpireResult
 	return &res, c.do(ctx, "POST", "/v1/expire", body, &res)
 }
 
@@ -363,8 +363,8 @@ func (c *Client) Purge(ctx context.Context, olderThan time.Duration) (int, error
 }
 
 // Handoff returns the brief for an incoming operator of the namespace.
-func (c *Client) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
-	var h engine.Handoff
+func (c *Client) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
+	var h mnemo.Handoff
 	return &h, c.do(ctx, "POST", "/v1/handoff", req, &h)
 }
 
@@ -396,8 +396,8 @@ func (c *Client) Rollback(ctx context.Context, version int) (*engine.Tuning, err
 }
 
 // Summarize writes (or rewrites) the episode summarising a thread.
-func (c *Client) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
-	var res engine.EpisodeResult
+func (c *Client) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
+	var res mnemo.EpisodeResult
 	return &res, c.do(ctx, "POST", "/v1/episodes", map[string]any{"thread": thread, "budget": budget}, &res)
 }
 

@@ -65,12 +65,12 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	imp := 0.8
-	out, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "Backups run nightly at 02:00 UTC", Importance: &imp, Tags: []string{"backup"}}}, engine.WriteOptions{Dedup: true})
+	out, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "Backups run nightly at 02:00 UTC", Importance: &imp, Tags: []string{"backup"}}}, mnemo.WriteOptions{Dedup: true})
 	if err != nil || len(out) != 1 || out[0].Namespace != "ops" || out[0].Importance != 0.8 {
 		t.Fatalf("remember: %+v %v", out, err)
 	}
 	id := out[0].ID
-	batch, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "Restores are tested monthly"}, {Text: "The backup bucket is in eu-west-1"}}, engine.WriteOptions{})
+	batch, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "Restores are tested monthly"}, {Text: "The backup bucket is in eu-west-1"}}, mnemo.WriteOptions{})
 	if err != nil || len(batch) != 2 || batch[0].ID == "" {
 		t.Fatalf("batch: %+v %v", batch, err)
 	}
@@ -128,7 +128,7 @@ func TestClientMapsErrorCodes(t *testing.T) {
 	if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("get missing: %v", err)
 	}
-	_, err = c.Remember(context.Background(), []mnemo.NewRecord{{Text: "x"}}, engine.WriteOptions{})
+	_, err = c.Remember(context.Background(), []mnemo.NewRecord{{Text: "x"}}, mnemo.WriteOptions{})
 	if mnemo.ErrorCode(err) != mnemo.EFORBIDDEN {
 		t.Fatalf("write with read key: %v", err)
 	}
@@ -158,7 +158,7 @@ func TestListTimeAndOutcomeFilters(t *testing.T) {
 	}
 	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	crit := 0.9
-	if _, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "an old fact", At: &old}, {Text: "a new fact", Criticality: &crit}}, engine.WriteOptions{}); err != nil {
+	if _, err := c.Remember(ctx, []mnemo.NewRecord{{Text: "an old fact", At: &old}, {Text: "a new fact", Criticality: &crit}}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -298,6 +298,7 @@ func (c *Console) page(h func(w http.ResponseWriter, r *http.Request, q *req)) h
 			return
 		}
 		q := &req{p: p, key: key, s: s}
+		r = r.WithContext(mnemo.WithPrincipal(r.Context(), p)) // the service acts as the key
 		if key != nil {
 			q.namespaces = key.Namespaces
 		} else {

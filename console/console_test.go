@@ -66,8 +66,9 @@ func (f *fixture) key(t testing.TB, role mnemo.Role, clearance int, nss ...strin
 // remember writes a record as the local user and returns its id.
 func (f *fixture) remember(t testing.TB, ns string, r mnemo.NewRecord) string {
 	t.Helper()
-	out, err := f.svc.Remember(context.Background(), mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}, ns,
-		[]mnemo.NewRecord{r}, engine.WriteOptions{})
+	out, err := f.svc.Remember(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, ns),
+		[]mnemo.NewRecord{r}, mnemo.WriteOptions{})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,14 +241,14 @@ func TestEveryWriteNeedsTheCSRFTokenAndTheSameOrigin(t *testing.T) {
 	if st := edit(func(r *http.Request) { r.Host = "evil.example" }, good); st != http.StatusForbidden {
 		t.Errorf("foreign Host: %d", st)
 	}
-	rec, _ := f.svc.Get(context.Background(), mnemo.Caller{Clearance: 0}, "a", id)
+	rec, _ := f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Clearance: 0, Role: mnemo.RoleAdmin}, "a"), id)
 	if rec.Text != "Uplink power above 200 W needs the RF officer" {
 		t.Fatalf("a refused post changed the record: %q", rec.Text)
 	}
 	if st := edit(nil, good); st != http.StatusSeeOther {
 		t.Fatalf("good post: %d", st)
 	}
-	rec, _ = f.svc.Get(context.Background(), mnemo.Caller{Clearance: 0}, "a", id)
+	rec, _ = f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Clearance: 0, Role: mnemo.RoleAdmin}, "a"), id)
 	if rec.Text != "changed" {
 		t.Fatalf("edit not applied: %q", rec.Text)
 	}
@@ -281,7 +282,7 @@ func TestReadKeyGetsNoEditControlsAndCannotEdit(t *testing.T) {
 	if st, _, _ := b.post("/records/forget", url.Values{"id": {id}, "confirm": {"yes"}}); st != http.StatusForbidden {
 		t.Errorf("bulk forget by a read key: %d", st)
 	}
-	rec, err := f.svc.Get(context.Background(), mnemo.Caller{}, "a", id)
+	rec, err := f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Role: mnemo.RoleAdmin}, "a"), id)
 	if err != nil || rec.Text != "Night passes go through Svalbard" || rec.DeletedAt != nil {
 		t.Fatalf("record changed by a read key: %+v %v", rec, err)
 	}

@@ -52,12 +52,12 @@ func TestCorrectInPlace(t *testing.T) {
 	if st != http.StatusOK || !strings.Contains(confirm, "Forget 2 records?") {
 		t.Fatalf("bulk forget did not ask: %d", st)
 	}
-	if r, _ := f.svc.Get(context.Background(), mnemo.Caller{}, "default", other); r.DeletedAt != nil {
+	if r, _ := f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Role: mnemo.RoleAdmin}, "default"), other); r.DeletedAt != nil {
 		t.Fatal("forgotten before confirmation")
 	}
 	b.post("/records/forget", url.Values{"id": {id, other}, "confirm": {"yes"}})
 	for _, x := range []string{id, other} {
-		if r, _ := f.svc.Get(context.Background(), mnemo.Caller{}, "default", x); r.DeletedAt == nil {
+		if r, _ := f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Role: mnemo.RoleAdmin}, "default"), x); r.DeletedAt == nil {
 			t.Errorf("%s not forgotten", x)
 		}
 	}
@@ -141,7 +141,7 @@ func TestKeylessConsoleKeepsTheAPIGuards(t *testing.T) {
 	if st, _, _ := b2.post("/record/"+id, url.Values{"action": {"forget"}, "csrf": {"not-" + b.csrf}}); st != http.StatusForbidden {
 		t.Errorf("foreign token: %d", st)
 	}
-	if r, _ := f.svc.Get(context.Background(), mnemo.Caller{}, "default", id); r.DeletedAt != nil {
+	if r, _ := f.svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Role: mnemo.RoleAdmin}, "default"), id); r.DeletedAt != nil {
 		t.Fatal("a refused post forgot the record")
 	}
 	// Unknown API routes stay JSON 404s, not console pages.

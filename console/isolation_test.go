@@ -30,15 +30,15 @@ func TestKeySeesOnlyItsNamespaceAndClearance(t *testing.T) {
 	f.remember(t, "a", mnemo.NewRecord{Text: "Pump failure SAPPHIRESECRET event", Kind: mnemo.KindEvent, Criticality: ptr(0.9), AccessLevel: 3, Component: "pumps"})
 	lowered := f.remember(t, "a", mnemo.NewRecord{Text: "Pumps EMERALDSECRET procedure", AccessLevel: 3})
 	text, level := "Pumps procedure, now public", 1
-	if _, err := f.svc.Update(ctx, mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}, "a", lowered,
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "a"), lowered,
 		mnemo.RecordPatch{Text: &text, AccessLevel: &level}); err != nil {
 		t.Fatal(err)
 	}
 	ruby := f.remember(t, "b", mnemo.NewRecord{Text: "Pumps RUBYSECRET in namespace b", Thread: "shift-7", Kind: mnemo.KindDecision,
 		Decision: &mnemo.Decision{Title: "RUBYSECRET"}})
 	// Another caller's retrieval in a, which saw the hidden records.
-	res, err := f.svc.Recall(ctx, mnemo.Caller{Name: "other", Clearance: mnemo.MaxAccessLevel},
-		mnemo.RecallRequest{Namespace: "a", Query: "OPALQUERY pumps", K: 10})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "other", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "a"),
+		mnemo.RecallRequest{Query: "OPALQUERY pumps", K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

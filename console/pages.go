@@ -36,7 +36,7 @@ func (c *Console) handleSearch(w http.ResponseWriter, r *http.Request, q *req) {
 	}
 	off, _ := strconv.Atoi(v.Get("offset"))
 	off = max(0, min(off, maxSearch-searchPage))
-	res, err := c.svc.Recall(r.Context(), q.p.Caller, mnemo.RecallRequest{Namespace: q.p.Namespace, Query: query,
+	res, err := c.svc.Recall(r.Context(), mnemo.RecallRequest{Query: query,
 		K: off + searchPage, Filter: f, Preset: v.Get("preset"), Intent: v.Get("intent")})
 	if err != nil {
 		c.fail(w, r, q, err)
@@ -73,7 +73,7 @@ func (c *Console) handleDigest(w http.ResponseWriter, r *http.Request, q *req) {
 	}
 	d := map[string]any{"Title": "Digest playground", "Task": task, "Scope": scope, "Budget": budget}
 	if task != "" {
-		dg, err := c.svc.Digest(r.Context(), q.p.Caller, mnemo.DigestRequest{Namespace: q.p.Namespace, Task: task, Scope: scope, Budget: budget})
+		dg, err := c.svc.Digest(r.Context(), mnemo.DigestRequest{Task: task, Scope: scope, Budget: budget})
 		if err != nil {
 			c.fail(w, r, q, err)
 			return
@@ -92,7 +92,7 @@ const retrievalPage = 25
 func (c *Console) handleRetrievals(w http.ResponseWriter, r *http.Request, q *req) {
 	off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 	off = max(0, off)
-	logs, more, err := c.svc.RecentRetrievals(r.Context(), q.p.Caller, q.p.Namespace, q.seesAllRetrievals(), off, retrievalPage)
+	logs, more, err := c.svc.RecentRetrievals(r.Context(), off, retrievalPage)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -107,12 +107,13 @@ func (c *Console) handleRetrievals(w http.ResponseWriter, r *http.Request, q *re
 	c.render(w, r, http.StatusOK, "retrievals", q, d)
 }
 
-// seesAllRetrievals: admin keys and the local user see every caller's
-// retrievals (as they may read the correction triples); others their own.
+// seesAllRetrievals says, for the page's title, what the service shows:
+// admin keys and the local user see every caller's retrievals (as they may
+// read the correction triples); others their own.
 func (q *req) seesAllRetrievals() bool { return q.p.Role == mnemo.RoleAdmin }
 
 func (c *Console) handleRetrieval(w http.ResponseWriter, r *http.Request, q *req) {
-	l, err := c.svc.Retrieval(r.Context(), q.p.Caller, q.p.Namespace, r.PathValue("id"), q.seesAllRetrievals())
+	l, err := c.svc.Retrieval(r.Context(), r.PathValue("id"))
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -121,7 +122,7 @@ func (c *Console) handleRetrieval(w http.ResponseWriter, r *http.Request, q *req
 	// Candidates for the record that should have come: the operator's own
 	// search, run only when asked.
 	if find := strings.TrimSpace(r.URL.Query().Get("find")); find != "" {
-		res, err := c.svc.Recall(r.Context(), q.p.Caller, mnemo.RecallRequest{Namespace: q.p.Namespace, Query: find, K: 20})
+		res, err := c.svc.Recall(r.Context(), mnemo.RecallRequest{Query: find, K: 20})
 		if err != nil {
 			c.fail(w, r, q, err)
 			return
@@ -146,7 +147,7 @@ func (c *Console) handleRetrieval(w http.ResponseWriter, r *http.Request, q *req
 // come as record:<id> provenance.
 func (c *Console) handleMissed(w http.ResponseWriter, r *http.Request, q *req) {
 	ctx := r.Context()
-	l, err := c.svc.Retrieval(ctx, q.p.Caller, q.p.Namespace, r.PathValue("id"), q.seesAllRetrievals())
+	l, err := c.svc.Retrieval(ctx, r.PathValue("id"))
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -156,7 +157,7 @@ func (c *Console) handleMissed(w http.ResponseWriter, r *http.Request, q *req) {
 		c.fail(w, r, q, mnemo.Errorf(mnemo.EINVALID, "pick the record that should have come"))
 		return
 	}
-	if _, err := c.svc.Get(ctx, q.p.Caller, q.p.Namespace, missed); err != nil {
+	if _, err := c.svc.Get(ctx, missed); err != nil {
 		c.fail(w, r, q, err)
 		return
 	}
@@ -169,7 +170,7 @@ func (c *Console) handleMissed(w http.ResponseWriter, r *http.Request, q *req) {
 		Provenance: []string{mnemo.MissedRef + missed, "operator:" + q.p.Caller.Name},
 		Correction: &mnemo.Correction{Category: strings.TrimSpace(q.form.Get("category")), Component: strings.TrimSpace(q.form.Get("component")),
 			Outcome: mnemo.OutcomeModified, Summary: summary, RetrievalID: l.ID, MissingContext: true}}
-	out, err := c.svc.Remember(ctx, q.p.Caller, q.p.Namespace, []mnemo.NewRecord{nr}, engine.WriteOptions{})
+	out, err := c.svc.Remember(ctx, []mnemo.NewRecord{nr}, mnemo.WriteOptions{})
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -203,7 +204,7 @@ func (c *Console) handleCorrections(w http.ResponseWriter, r *http.Request, q *r
 		c.fail(w, r, q, err)
 		return
 	}
-	rep, err := c.svc.Corrections(r.Context(), q.p.Caller, q.p.Namespace, creq)
+	rep, err := c.svc.Corrections(r.Context(), creq)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -214,12 +215,9 @@ func (c *Console) handleCorrections(w http.ResponseWriter, r *http.Request, q *r
 }
 
 // handleTriples downloads the correction triples as JSONL: admin keys
-// only, as on the API (they hold other callers' queries).
+// only, as on the API (they hold other callers' queries; the service
+// refuses the others).
 func (c *Console) handleTriples(w http.ResponseWriter, r *http.Request, q *req) {
-	if q.p.Role != mnemo.RoleAdmin {
-		c.fail(w, r, q, mnemo.Errorf(mnemo.EFORBIDDEN, "this API key has role %s: exporting correction triples needs an admin key", q.p.Role))
-		return
-	}
 	creq, err := correctionRequest(r)
 	if err != nil {
 		c.fail(w, r, q, err)
@@ -228,7 +226,7 @@ func (c *Console) handleTriples(w http.ResponseWriter, r *http.Request, q *req) 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	n, err := c.svc.CorrectionTriples(r.Context(), q.p.Caller, q.p.Namespace, creq, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
+	n, err := c.svc.CorrectionTriples(r.Context(), creq, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -268,7 +266,7 @@ func (c *Console) handleHandoff(w http.ResponseWriter, r *http.Request, q *req) 
 		c.render(w, r, http.StatusOK, "handoff", q, d)
 		return
 	}
-	hreq := engine.HandoffRequest{Namespace: q.p.Namespace, From: strings.TrimSpace(v.Get("from"))}
+	hreq := mnemo.HandoffRequest{From: strings.TrimSpace(v.Get("from"))}
 	if s := strings.TrimSpace(v.Get("since")); s != "" {
 		t, err := time.Parse(time.DateOnly, s)
 		if err != nil {
@@ -285,7 +283,7 @@ func (c *Console) handleHandoff(w http.ResponseWriter, r *http.Request, q *req) 
 		}
 		hreq.Budget = n
 	}
-	h, err := c.svc.Handoff(r.Context(), q.p.Caller, hreq)
+	h, err := c.svc.Handoff(r.Context(), hreq)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -295,7 +293,7 @@ func (c *Console) handleHandoff(w http.ResponseWriter, r *http.Request, q *req) 
 }
 
 func (c *Console) handleThreads(w http.ResponseWriter, r *http.Request, q *req) {
-	ts, err := c.svc.Threads(r.Context(), q.p.Caller, q.p.Namespace)
+	ts, err := c.svc.Threads(r.Context())
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -320,7 +318,7 @@ func (c *Console) handleThread(w http.ResponseWriter, r *http.Request, q *req) {
 		return
 	}
 	after := r.URL.Query().Get("after")
-	recs, err := c.svc.List(r.Context(), q.p.Caller, q.p.Namespace, mnemo.ListOptions{Filter: mnemo.Filter{Thread: name}, Limit: pageSize, After: after})
+	recs, err := c.svc.List(r.Context(), mnemo.ListOptions{Filter: mnemo.Filter{Thread: name}, Limit: pageSize, After: after})
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -329,7 +327,7 @@ func (c *Console) handleThread(w http.ResponseWriter, r *http.Request, q *req) {
 	if len(recs) == pageSize {
 		d["Next"] = recs[len(recs)-1].ID
 	}
-	if ep, err := c.svc.Get(r.Context(), q.p.Caller, q.p.Namespace, engine.EpisodeID(q.p.Namespace, name)); err == nil && ep.DeletedAt == nil {
+	if ep, err := c.svc.Get(r.Context(), engine.EpisodeID(q.p.Namespace, name)); err == nil && ep.DeletedAt == nil {
 		d["Episode"] = ep
 	}
 	c.render(w, r, http.StatusOK, "thread", q, d)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // TestPageTimes times the console's pages on a store of
@@ -28,7 +27,7 @@ func TestPageTimes(t *testing.T) {
 	}
 	f := newFixture(t)
 	ctx := context.Background()
-	local := mnemo.Caller{Name: "loader", Clearance: mnemo.MaxAccessLevel}
+	local := mnemo.Caller{Name: "loader", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	words := strings.Fields("pump valve uplink breach notification deadline svalbard inuvik pass telemetry power safety officer " +
 		"legal dpo regulation escalation drill rotation pager shift cluster staging deploy freeze ledger database migration " +
 		"antenna battery thermal attitude orbit window ground station contact schedule anomaly report review audit")
@@ -49,7 +48,7 @@ func TestPageTimes(t *testing.T) {
 			}
 			batch = append(batch, r)
 		}
-		out, err := f.svc.Remember(ctx, local, "default", batch, engine.WriteOptions{})
+		out, err := f.svc.Remember(mnemo.WithCallerIn(ctx, local, "default"), batch, mnemo.WriteOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +57,7 @@ func TestPageTimes(t *testing.T) {
 	}
 	t.Logf("loaded %d records in %s", n, time.Since(start).Round(time.Second))
 	for i := 0; i < 300; i++ {
-		if _, err := f.svc.Recall(ctx, local, mnemo.RecallRequest{Namespace: "default", Query: words[i%len(words)] + " " + words[(i*7)%len(words)], K: 10}); err != nil {
+		if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, local, "default"), mnemo.RecallRequest{Query: words[i%len(words)] + " " + words[(i*7)%len(words)], K: 10}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -83,7 +83,7 @@ func (c *Console) handleRecords(w http.ResponseWriter, r *http.Request, q *req) 
 	}
 	all := v.Get("all") != ""
 	opt := mnemo.ListOptions{Filter: f, Limit: pageSize, After: v.Get("after"), IncludeDeleted: all, IncludeHistory: all}
-	recs, err := c.svc.List(r.Context(), q.p.Caller, q.p.Namespace, opt)
+	recs, err := c.svc.List(r.Context(), opt)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -114,7 +114,7 @@ func (c *Console) handleBulkForget(w http.ResponseWriter, r *http.Request, q *re
 	if q.form.Get("confirm") != "yes" {
 		var recs []*mnemo.Record
 		for _, id := range ids {
-			rec, err := c.svc.Get(r.Context(), q.p.Caller, q.p.Namespace, id)
+			rec, err := c.svc.Get(r.Context(), id)
 			if err != nil {
 				c.fail(w, r, q, err)
 				return
@@ -127,7 +127,7 @@ func (c *Console) handleBulkForget(w http.ResponseWriter, r *http.Request, q *re
 	}
 	n := 0
 	for _, id := range ids {
-		if _, err := c.svc.Forget(r.Context(), q.p.Caller, q.p.Namespace, id); err != nil {
+		if _, err := c.svc.Forget(r.Context(), id); err != nil {
 			c.flash(q, "Forgot %d of %d records; then: %s", n, len(ids), mnemo.ErrorMessage(err))
 			http.Redirect(w, r, "/records", http.StatusSeeOther)
 			return
@@ -143,12 +143,12 @@ const maxHistory = 30
 
 func (c *Console) handleRecord(w http.ResponseWriter, r *http.Request, q *req) {
 	id := r.PathValue("id")
-	rec, err := c.svc.Get(r.Context(), q.p.Caller, q.p.Namespace, id)
+	rec, err := c.svc.Get(r.Context(), id)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
 	}
-	revs, err := c.svc.History(r.Context(), q.p.Caller, q.p.Namespace, id)
+	revs, err := c.svc.History(r.Context(), id)
 	if err != nil {
 		c.fail(w, r, q, err)
 		return
@@ -169,7 +169,7 @@ func (c *Console) handleRecord(w http.ResponseWriter, r *http.Request, q *req) {
 	var chain []*mnemo.Record
 	next := rec.SupersededBy
 	for i := 0; next != "" && i < 10; i++ {
-		nr, err := c.svc.Get(r.Context(), q.p.Caller, q.p.Namespace, next)
+		nr, err := c.svc.Get(r.Context(), next)
 		if err != nil {
 			break
 		}
@@ -188,18 +188,18 @@ func (c *Console) handleRecordAction(w http.ResponseWriter, r *http.Request, q *
 	var err error
 	switch q.form.Get("action") {
 	case "forget":
-		_, err = c.svc.Forget(ctx, q.p.Caller, q.p.Namespace, id)
+		_, err = c.svc.Forget(ctx, id)
 		if err == nil {
 			c.flash(q, "Forgotten: it leaves search and digests at once, and can be restored.")
 		}
 	case "restore":
-		_, err = c.svc.Restore(ctx, q.p.Caller, q.p.Namespace, id)
+		_, err = c.svc.Restore(ctx, id)
 		if err == nil {
 			c.flash(q, "Restored.")
 		}
 	case "edit":
 		var cur *mnemo.Record
-		if cur, err = c.svc.Get(ctx, q.p.Caller, q.p.Namespace, id); err != nil {
+		if cur, err = c.svc.Get(ctx, id); err != nil {
 			break
 		}
 		var patch mnemo.RecordPatch
@@ -210,7 +210,7 @@ func (c *Console) handleRecordAction(w http.ResponseWriter, r *http.Request, q *
 			c.flash(q, "Nothing changed.")
 			break
 		}
-		if _, err = c.svc.Update(ctx, q.p.Caller, q.p.Namespace, id, patch); err == nil {
+		if _, err = c.svc.Update(ctx, id, patch); err == nil {
 			c.flash(q, "Saved: search and digests use the new version at once.")
 		}
 	default:

@@ -35,24 +35,24 @@ const knownAtLimit = 200_000
 
 // recallKnownAt is Recall over the namespace as it was known at
 // *req.Filter.AsKnownAt.
-func (s *Service) recallKnownAt(ctx context.Context, c mnemo.Caller, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
-	v, f, err := s.knownAt(ctx, scopeOf(c, req.Namespace), req.Filter)
+func (s *Service) recallKnownAt(ctx context.Context, sc mnemo.Scope, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	v, f, err := s.knownAt(ctx, sc, req.Filter)
 	if err != nil {
 		return nil, err
 	}
 	req.Filter = f
-	return v.Recall(ctx, c, req)
+	return v.Recall(ctx, req)
 }
 
 // digestKnownAt is Digest over the namespace as it was known at
 // *req.Filter.AsKnownAt.
-func (s *Service) digestKnownAt(ctx context.Context, c mnemo.Caller, req mnemo.DigestRequest) (*mnemo.Digest, error) {
-	v, f, err := s.knownAt(ctx, scopeOf(c, req.Namespace), req.Filter)
+func (s *Service) digestKnownAt(ctx context.Context, sc mnemo.Scope, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	v, f, err := s.knownAt(ctx, sc, req.Filter)
 	if err != nil {
 		return nil, err
 	}
 	req.Filter = f
-	return v.Digest(ctx, c, req)
+	return v.Digest(ctx, req)
 }
 
 // knownAt returns a service whose store answers from sc's namespace as it

@@ -35,22 +35,22 @@ func TestAsKnownAt(t *testing.T) {
 	window, staging, key, runbook := w[0].ID, w[1].ID, w[2].ID, w[3].ID
 	t1 := tick()
 	thursday := "The release deploy window is Thursday evening."
-	if _, err := f.svc.Update(ctx, admin, "", window, mnemo.RecordPatch{Text: &thursday}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), window, mnemo.RecordPatch{Text: &thursday}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Forget(ctx, admin, "", staging); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), staging); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Update(ctx, admin, "", runbook, mnemo.RecordPatch{AccessLevel: &lvl3}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), runbook, mnemo.RecordPatch{AccessLevel: &lvl3}); err != nil {
 		t.Fatal(err)
 	}
 	later := f.remember(t, "", mnemo.NewRecord{Text: "The release deploy freeze starts in December."})[0].ID
 	t2 := tick()
 
-	public := mnemo.Caller{Name: "reader", Clearance: 0}
+	public := mnemo.Caller{Name: "reader", Clearance: 0, Role: mnemo.RoleAdmin}
 	recall := func(c mnemo.Caller, q string, at time.Time) map[string]string {
 		t.Helper()
-		res, err := f.svc.Recall(ctx, c, mnemo.RecallRequest{Query: q, K: 10, Filter: mnemo.Filter{AsKnownAt: &at}})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, c, ""), mnemo.RecallRequest{Query: q, K: 10, Filter: mnemo.Filter{AsKnownAt: &at}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestAsKnownAt(t *testing.T) {
 		t.Errorf("before the first write: %v", got)
 	}
 
-	d, err := f.svc.Digest(ctx, public, mnemo.DigestRequest{Task: "plan the release deploy window", Filter: mnemo.Filter{AsKnownAt: &t1}})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, public, ""), mnemo.DigestRequest{Task: "plan the release deploy window", Filter: mnemo.Filter{AsKnownAt: &t1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestAsKnownAt(t *testing.T) {
 		strings.Contains(d.Markdown, "rotates") || strings.Contains(d.Markdown, "runbook") {
 		t.Errorf("digest at t1, clearance 0:\n%s", d.Markdown)
 	}
-	list, err := f.svc.List(ctx, public, "", mnemo.ListOptions{Filter: mnemo.Filter{AsKnownAt: &t1}})
+	list, err := f.svc.List(mnemo.WithCallerIn(ctx, public, ""), mnemo.ListOptions{Filter: mnemo.Filter{AsKnownAt: &t1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAsKnownAt(t *testing.T) {
 
 func recall0(t *testing.T, f *fixture, c mnemo.Caller, q string) map[string]string {
 	t.Helper()
-	res, err := f.svc.Recall(context.Background(), c, mnemo.RecallRequest{Query: q, K: 10})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), c, ""), mnemo.RecallRequest{Query: q, K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

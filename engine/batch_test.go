@@ -79,10 +79,11 @@ func TestRememberSupersedeFailsWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { svc.Close(); st.Close() })
-			w, err := svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{
+			w, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
 				{Text: "The Tromsø ground station downlink runs at 300 Mbit/s", At: at(now.Add(-48 * time.Hour))},
 				{Text: "The Kiruna antenna calibration happens every Tuesday morning", At: at(now.Add(-47 * time.Hour))},
-			}, engine.WriteOptions{})
+			}, mnemo.WriteOptions{})
+
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,11 +93,12 @@ func TestRememberSupersedeFailsWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			rs.id, rs.after = old.ID, func() { tc.race(t, st, stored) }
-			_, err = svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{
+			_, err = svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
 				{Text: "The Tromsø ground station downlink now runs at 450 Mbit/s", Supersedes: old.ID},
-				// A near-duplicate merged into the other stored record: part of the same write.
+
 				{Text: "The Kiruna antenna calibration happens every Tuesday morning", Confidence: fp(1)},
-			}, engine.WriteOptions{Dedup: true})
+			}, mnemo.WriteOptions{Dedup: true})
+
 			if mnemo.ErrorCode(err) != tc.code {
 				t.Fatalf("remember = %v, want %s", err, tc.code)
 			}

@@ -171,8 +171,11 @@ type ConfigVersion struct {
 
 // Config returns a version of the namespace's configuration; version < 0
 // means the active one. Errors: ENOTFOUND for an unknown version.
-func (s *Service) Config(ctx context.Context, c mnemo.Caller, ns string, version int) (*ConfigVersion, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Config(ctx context.Context, version int) (*ConfigVersion, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	t, err := s.loadTuning(ctx, sc.Namespace)
 	if err != nil {
 		return nil, err
@@ -207,11 +210,14 @@ type ConfigChange struct {
 // (its own process at once). The document is checked for shape only (no
 // intent missing, numbers finite); the rules a version must pass are the
 // caller's (the loops' Mentor). Errors: EINVALID for a malformed document.
-func (s *Service) ApplyConfig(ctx context.Context, c mnemo.Caller, ns string, cfg ScoringConfig, ch ConfigChange) (*ConfigVersion, error) {
+func (s *Service) ApplyConfig(ctx context.Context, cfg ScoringConfig, ch ConfigChange) (*ConfigVersion, error) {
+	c, sc, err := admin(ctx, "applying a configuration")
+	if err != nil {
+		return nil, err
+	}
 	if err := checkConfigShape(cfg); err != nil {
 		return nil, err
 	}
-	sc := scopeOf(c, ns)
 	t, err := s.loadTuning(ctx, sc.Namespace)
 	if err != nil {
 		return nil, err
@@ -402,9 +408,12 @@ type ProbeAnswer struct {
 // counting an access (a probe is not a use of memory): the k best records
 // and the records a digest of the budget would hold. Errors: EINVALID for
 // an empty or oversized query.
-func (s *Service) AnswerProbe(ctx context.Context, c mnemo.Caller, ns, query string, k, budget int) (*ProbeAnswer, error) {
+func (s *Service) AnswerProbe(ctx context.Context, query string, k, budget int) (*ProbeAnswer, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	sc := scopeOf(c, ns)
 	rk, err := s.rankWith(ctx, sc, query, mnemo.Filter{}, score.PresetDefault, "", false, nil, nil)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func TestRankConfigAppliesTheActiveVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel}
+	c := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	def, _ := s.Preset(score.PresetDefault)
 	rc, err := s.rankConfig(ctx, "ops", def, nil, nil)
 	if err != nil || rc.Candidates != 100 || rc.MinRelevance != nil || rc.DedupThreshold != nearDuplicate || rc.Weights(score.IntentRecent) != def.ForIntent(score.IntentRecent) {
@@ -41,7 +41,7 @@ func TestRankConfigAppliesTheActiveVersion(t *testing.T) {
 	cfg.MinRelevance = &m
 	recent := ConfigWeights{Semantic: 0.5, Recency: 0.5}
 	cfg.Weights[score.IntentRecent] = recent
-	if _, err := s.ApplyConfig(ctx, c, "ops", cfg, ConfigChange{}); err != nil {
+	if _, err := s.ApplyConfig(mnemo.WithCallerIn(ctx, c, "ops"), cfg, ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	rc, err = s.rankConfig(ctx, "ops", def, nil, nil)

@@ -11,33 +11,42 @@ const maxRetrievalWindow = 2000
 
 // RecentRetrievals returns a page of the namespace's retrieval log, newest
 // first: limit entries after skipping offset, within the 2000 most recent.
-// With all false only the caller's own retrievals are returned (the log
-// holds other callers' queries). Each entry keeps only the ids (and scores)
-// of records the caller may see. more reports whether a next page exists.
-func (s *Service) RecentRetrievals(ctx context.Context, c mnemo.Caller, ns string, all bool, offset, limit int) (out []mnemo.RetrievalLog, more bool, err error) {
+// An administrator sees every caller's retrievals, any other caller only
+// its own (the log holds other callers' queries). Each entry keeps only the
+// ids (and scores) of records the caller may see. more reports whether a
+// next page exists.
+func (s *Service) RecentRetrievals(ctx context.Context, offset, limit int) (out []mnemo.RetrievalLog, more bool, err error) {
+	c, sc, err := reader(ctx)
+	if err != nil {
+		return nil, false, err
+	}
 	if offset < 0 || limit <= 0 || limit > 500 {
 		return nil, false, mnemo.Errorf(mnemo.EINVALID, "page offset %d, limit %d: want offset >= 0 and limit 1..500", offset, limit)
 	}
-	logs, err := s.callerRetrievals(ctx, c, ns, all)
+	logs, err := s.callerRetrievals(ctx, c, sc)
 	if err != nil || offset >= len(logs) {
 		return nil, false, err
 	}
 	end := min(offset+limit, len(logs))
-	out, err = s.visibleHits(ctx, scopeOf(c, ns), logs[offset:end])
+	out, err = s.visibleHits(ctx, sc, logs[offset:end])
 	return out, end < len(logs), err
 }
 
 // Retrieval returns one entry of the namespace's retrieval log among the
 // 2000 most recent, as RecentRetrievals would show it to the caller.
-// Errors: ENOTFOUND when it is not there or not the caller's (all false).
-func (s *Service) Retrieval(ctx context.Context, c mnemo.Caller, ns, id string, all bool) (*mnemo.RetrievalLog, error) {
-	logs, err := s.callerRetrievals(ctx, c, ns, all)
+// Errors: ENOTFOUND when it is not there or not one the caller may see.
+func (s *Service) Retrieval(ctx context.Context, id string) (*mnemo.RetrievalLog, error) {
+	c, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := s.callerRetrievals(ctx, c, sc)
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range logs {
 		if l.ID == id {
-			out, err := s.visibleHits(ctx, scopeOf(c, ns), []mnemo.RetrievalLog{l})
+			out, err := s.visibleHits(ctx, sc, []mnemo.RetrievalLog{l})
 			if err != nil {
 				return nil, err
 			}
@@ -47,11 +56,11 @@ func (s *Service) Retrieval(ctx context.Context, c mnemo.Caller, ns, id string, 
 	return nil, mnemo.Errorf(mnemo.ENOTFOUND, "no such retrieval")
 }
 
-// callerRetrievals reads the most recent entries of the log, the caller's
-// own only unless all.
-func (s *Service) callerRetrievals(ctx context.Context, c mnemo.Caller, ns string, all bool) ([]mnemo.RetrievalLog, error) {
-	logs, err := s.store.Retrievals(ctx, scopeOf(c, ns).Namespace, maxRetrievalWindow)
-	if err != nil || all {
+// callerRetrievals reads the most recent entries of the log: all of them
+// for an administrator, the caller's own for anyone else.
+func (s *Service) callerRetrievals(ctx context.Context, c mnemo.Caller, sc mnemo.Scope) ([]mnemo.RetrievalLog, error) {
+	logs, err := s.store.Retrievals(ctx, sc.Namespace, maxRetrievalWindow)
+	if err != nil || c.Role == mnemo.RoleAdmin {
 		return logs, err
 	}
 	mine := logs[:0]

@@ -11,20 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// ConsolidatePair is one merge of a consolidation pass: Merged was folded
-// into Kept and forgotten (restorable, audited "consolidate").
-type ConsolidatePair struct {
-	Kept   string `json:"kept"`
-	Merged string `json:"merged"`
-}
-
-// ConsolidateResult lists what Consolidate merged (or would merge).
-type ConsolidateResult struct {
-	Checked int               `json:"checked"` // live records looked at
-	Pairs   []ConsolidatePair `json:"pairs"`   // in the order they were merged
-	DryRun  bool              `json:"dry_run,omitempty"`
-}
-
 // consolidateGroup is what two records must share to be merged, as on
 // write (mergeDuplicate): layer, kind, access level and thread.
 type consolidateGroup struct {
@@ -44,9 +30,12 @@ type consolidateGroup struct {
 // "consolidate" and can be restored. Core records are never touched; the
 // caller sees, and merges, only what its clearance allows. A second run
 // changes nothing. dryRun lists the pairs without changing anything.
-func (s *Service) Consolidate(ctx context.Context, c mnemo.Caller, ns string, dryRun bool) (ConsolidateResult, error) {
-	sc := scopeOf(c, ns)
-	res := ConsolidateResult{Pairs: []ConsolidatePair{}, DryRun: dryRun}
+func (s *Service) Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error) {
+	res := mnemo.ConsolidateResult{Pairs: []mnemo.ConsolidatePair{}, DryRun: dryRun}
+	c, sc, err := admin(ctx, "consolidation")
+	if err != nil {
+		return res, err
+	}
 	live, err := s.listAll(ctx, sc, mnemo.ListOptions{})
 	if err != nil {
 		return res, err
@@ -70,7 +59,7 @@ func (s *Service) Consolidate(ctx context.Context, c mnemo.Caller, ns string, dr
 	}
 	for _, root := range plans {
 		for _, l := range root.losers() {
-			res.Pairs = append(res.Pairs, ConsolidatePair{Kept: root.rec.ID, Merged: l.rec.ID})
+			res.Pairs = append(res.Pairs, mnemo.ConsolidatePair{Kept: root.rec.ID, Merged: l.rec.ID})
 		}
 	}
 	if dryRun || len(plans) == 0 {
@@ -83,7 +72,7 @@ func (s *Service) Consolidate(ctx context.Context, c mnemo.Caller, ns string, dr
 		}
 		done, err := s.applyMerge(ctx, c, sc, root)
 		for _, id := range done {
-			res.Pairs = append(res.Pairs, ConsolidatePair{Kept: root.rec.ID, Merged: id})
+			res.Pairs = append(res.Pairs, mnemo.ConsolidatePair{Kept: root.rec.ID, Merged: id})
 		}
 		if err != nil {
 			return res, err
@@ -328,12 +317,12 @@ func (s *Service) ConsolidateAll(ctx context.Context, actor string) (map[string]
 	}
 	out := map[string]int{}
 	var errs []error
-	c := mnemo.Caller{Name: actor, Clearance: mnemo.MaxAccessLevel}
+	c := system(actor)
 	for _, ns := range nss {
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		res, err := s.Consolidate(ctx, c, ns, false)
+		res, err := s.Consolidate(mnemo.WithCallerIn(ctx, c, ns), false)
 		if len(res.Pairs) > 0 {
 			out[ns] = len(res.Pairs)
 		}

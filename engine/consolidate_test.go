@@ -43,10 +43,10 @@ func consolidateFixture(t *testing.T) (*fixture, map[string]string) {
 func TestConsolidateMergesImportedDuplicatesReversibly(t *testing.T) {
 	f, ids := consolidateFixture(t)
 	ctx := context.Background()
-	low := mnemo.Caller{Name: "ops", Clearance: 1}
+	low := mnemo.Caller{Name: "ops", Clearance: 1, Role: mnemo.RoleAdmin}
 
-	dry, err := f.svc.Consolidate(ctx, low, "", true)
-	want := []engine.ConsolidatePair{{Kept: ids["a"], Merged: ids["b"]}}
+	dry, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, low, ""), true)
+	want := []mnemo.ConsolidatePair{{Kept: ids["a"], Merged: ids["b"]}}
 	if err != nil || !dry.DryRun || !slices.Equal(dry.Pairs, want) {
 		t.Fatalf("dry run: %+v %v, want %v", dry, err, want)
 	}
@@ -56,7 +56,7 @@ func TestConsolidateMergesImportedDuplicatesReversibly(t *testing.T) {
 		}
 	}
 
-	res, err := f.svc.Consolidate(ctx, low, "", false)
+	res, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, low, ""), false)
 	if err != nil || res.DryRun || !slices.Equal(res.Pairs, want) {
 		t.Fatalf("consolidate: %+v %v, want %v", res, err, want)
 	}
@@ -69,7 +69,7 @@ func TestConsolidateMergesImportedDuplicatesReversibly(t *testing.T) {
 		t.Fatalf("kept record %+v: want the more confident text, the highest confidence and importance, the freshest source, the union of provenance", a)
 	}
 	for _, id := range []string{ids["a"], ids["b"]} {
-		hist, err := f.svc.History(ctx, admin, "", id)
+		hist, err := f.svc.History(mnemo.WithCallerIn(ctx, admin, ""), id)
 		if err != nil || hist[len(hist)-1].Action != "consolidate" || hist[len(hist)-1].Actor != "ops" {
 			t.Fatalf("history of %s: %+v %v", id, hist, err)
 		}
@@ -82,13 +82,13 @@ func TestConsolidateMergesImportedDuplicatesReversibly(t *testing.T) {
 	}
 
 	// Idempotent: a second run changes nothing.
-	again, err := f.svc.Consolidate(ctx, low, "", false)
+	again, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, low, ""), false)
 	if err != nil || len(again.Pairs) != 0 {
 		t.Fatalf("second run: %+v %v", again, err)
 	}
 
 	// The merged-away record comes back with restore, as it was.
-	if _, err := f.svc.Restore(ctx, admin, "", ids["b"]); err != nil {
+	if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), ids["b"]); err != nil {
 		t.Fatal(err)
 	}
 	if r := get(t, f, "", ids["b"]); r.DeletedAt != nil || r.Text != dupB || r.Source != "import:jsonl" {
@@ -107,9 +107,9 @@ func TestConsolidateClearanceAndNamespaces(t *testing.T) {
 	f, ids := consolidateFixture(t)
 	ctx := context.Background()
 	// Full clearance merges the pair at level 3 too, never across namespaces.
-	res, err := f.svc.Consolidate(ctx, admin, "", false)
-	want := []engine.ConsolidatePair{{Kept: ids["a"], Merged: ids["b"]}, {Kept: ids["secretA"], Merged: ids["secretB"]}}
-	slices.SortFunc(res.Pairs, func(x, y engine.ConsolidatePair) int {
+	res, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
+	want := []mnemo.ConsolidatePair{{Kept: ids["a"], Merged: ids["b"]}, {Kept: ids["secretA"], Merged: ids["secretB"]}}
+	slices.SortFunc(res.Pairs, func(x, y mnemo.ConsolidatePair) int {
 		return map[bool]int{true: -1, false: 1}[x.Kept == ids["a"]]
 	})
 	if err != nil || !slices.Equal(res.Pairs, want) {
@@ -139,7 +139,7 @@ func TestConsolidateChainsToAFixpoint(t *testing.T) {
 		f.now = f.now.Add(time.Minute)
 		ids = append(ids, f.remember(t, "", mnemo.NewRecord{Text: text, Confidence: fp(0.5 + 0.1*float64(i))})[0].ID)
 	}
-	res, err := f.svc.Consolidate(ctx, admin, "", false)
+	res, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
 	if err != nil || len(res.Pairs) != 2 {
 		t.Fatalf("consolidate: %+v %v", res, err)
 	}
@@ -147,7 +147,7 @@ func TestConsolidateChainsToAFixpoint(t *testing.T) {
 	if kept.DeletedAt != nil || kept.Confidence != 0.7 {
 		t.Fatalf("kept %+v", kept)
 	}
-	again, err := f.svc.Consolidate(ctx, admin, "", false)
+	again, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
 	if err != nil || len(again.Pairs) != 0 {
 		t.Fatalf("second run: %+v %v", again, err)
 	}
@@ -166,8 +166,8 @@ func TestConsolidateStaysWithinAThread(t *testing.T) {
 		f.now = f.now.Add(time.Minute)
 		ids = append(ids, f.remember(t, "", n)[0].ID)
 	}
-	res, err := f.svc.Consolidate(ctx, admin, "", false)
-	want := []engine.ConsolidatePair{{Kept: ids[0], Merged: ids[2]}}
+	res, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
+	want := []mnemo.ConsolidatePair{{Kept: ids[0], Merged: ids[2]}}
 	if err != nil || !slices.Equal(res.Pairs, want) {
 		t.Fatalf("consolidate: %+v %v, want %v", res, err, want)
 	}
@@ -178,7 +178,7 @@ func TestConsolidateStaysWithinAThread(t *testing.T) {
 		t.Fatal("a record of another thread was merged")
 	}
 	// The thread's records are still found by meaning.
-	hits, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "antenna greased monday", K: 5})
+	hits, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "antenna greased monday", K: 5})
 	if err != nil || len(hits.Hits) == 0 {
 		t.Fatalf("recall after consolidation: %+v %v", hits, err)
 	}
@@ -202,11 +202,11 @@ func TestConsolidateLeavesNoDuplicates(t *testing.T) {
 	}
 	batch = append(batch, mnemo.NewRecord{Text: "the and of"}) // no keywords at all
 	f.remember(t, "", batch...)
-	res, err := f.svc.Consolidate(ctx, admin, "", false)
+	res, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
 	if err != nil || len(res.Pairs) == 0 {
 		t.Fatalf("consolidate: %d pairs, %v", len(res.Pairs), err)
 	}
-	live, err := f.svc.List(ctx, admin, "", mnemo.ListOptions{Limit: 1000})
+	live, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ""), mnemo.ListOptions{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestConsolidateLeavesNoDuplicates(t *testing.T) {
 			}
 		}
 	}
-	again, err := f.svc.Consolidate(ctx, admin, "", false)
+	again, err := f.svc.Consolidate(mnemo.WithCallerIn(ctx, admin, ""), false)
 	if err != nil || len(again.Pairs) != 0 {
 		t.Fatalf("second run: %+v %v", again.Pairs, err)
 	}

@@ -62,12 +62,15 @@ func (s *Service) corrections(ctx context.Context, sc mnemo.Scope, since, until 
 // missing-context corrections and their rate per 100 retrievals; and the
 // same counts by correction category and component. Errors: EINVALID for a
 // bad bucket or period.
-func (s *Service) Corrections(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
-	req, err := s.correctionWindow(req)
+func (s *Service) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	_, sc, err := reader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(c, ns)
+	req, err = s.correctionWindow(req)
+	if err != nil {
+		return nil, err
+	}
 	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
 	if err != nil {
 		return nil, err
@@ -142,12 +145,15 @@ func (s *Service) Corrections(ctx context.Context, c mnemo.Caller, ns string, re
 // request's period that names a retrieval found in the log (up to
 // CorrectionLookback before the period). Retrieved ids are limited to the
 // records the caller may see. It returns the number of triples.
-func (s *Service) CorrectionTriples(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
-	req, err := s.correctionWindow(req)
+func (s *Service) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
+	_, sc, err := admin(ctx, "exporting correction triples")
 	if err != nil {
 		return 0, err
 	}
-	sc := scopeOf(c, ns)
+	req, err = s.correctionWindow(req)
+	if err != nil {
+		return 0, err
+	}
 	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
 	if err != nil {
 		return 0, err

@@ -19,18 +19,18 @@ func TestCorrectionSignal(t *testing.T) {
 	)
 	// Two retrievals today, one three days ago.
 	f.now = f.now.Add(-72 * time.Hour)
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: "uplink limit"}); err != nil {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "uplink limit"}); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(72 * time.Hour)
-	d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "plan tonight's Svalbard pass", Budget: 2000})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "plan tonight's Svalbard pass", Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.RetrievalID == "" {
 		t.Fatal("the digest has no retrieval id")
 	}
-	rc, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: "backup link"})
+	rc, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "backup link"})
 	if err != nil || rc.RetrievalID == "" || rc.RetrievalID == d.RetrievalID {
 		t.Fatalf("recall retrieval id %q (%v)", rc.RetrievalID, err)
 	}
@@ -52,8 +52,9 @@ func TestCorrectionSignal(t *testing.T) {
 		correction(mnemo.Correction{Category: "secret", Summary: "restricted", MissingContext: true}, nil, 3),
 	)
 
-	rep, err := f.svc.Corrections(ctx, mnemo.Caller{Name: "lead", Clearance: 1}, "ops",
+	rep, err := f.svc.Corrections(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "lead", Clearance: 1, Role: mnemo.RoleAdmin}, "ops"),
 		mnemo.CorrectionRequest{Since: f.now.Add(-7 * 24 * time.Hour), Bucket: mnemo.BucketDay})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +84,11 @@ func TestCorrectionSignal(t *testing.T) {
 	}
 
 	var triples []mnemo.CorrectionTriple
-	n, err := f.svc.CorrectionTriples(ctx, admin, "ops", mnemo.CorrectionRequest{}, func(tr mnemo.CorrectionTriple) error {
+	n, err := f.svc.CorrectionTriples(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, func(tr mnemo.CorrectionTriple) error {
 		triples = append(triples, tr)
 		return nil
 	})
+
 	if err != nil || n != 1 || len(triples) != 1 {
 		t.Fatalf("triples: %d %v %+v", n, err, triples)
 	}
@@ -105,7 +107,7 @@ func TestCorrectionSignal(t *testing.T) {
 		"since after":      {Since: f.now, Until: f.now.Add(-time.Hour)},
 		"too many periods": {Since: f.now.Add(-10 * 365 * 24 * time.Hour), Bucket: mnemo.BucketDay},
 	} {
-		if _, err := f.svc.Corrections(ctx, admin, "ops", req); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Corrections(mnemo.WithCallerIn(ctx, admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
 		}
 	}

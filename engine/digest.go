@@ -47,14 +47,18 @@ const nothingRelevant = "_Nothing in memory is relevant to this task._\n"
 // Markdown never exceeds the budget, headers included (token counts are
 // exact for the configured tokenizer). Errors: EINVALID for an empty task, a
 // bad scope, budget or filter.
-func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+func (s *Service) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	c, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if !filterOnly(req.Task, req.Filter) && !(strings.TrimSpace(req.Task) == "" && req.Scope != "" && req.Scope != mnemo.ScopeAll) {
 		if err := checkQuery(req.Task, "task description"); err != nil {
 			return nil, err
 		}
 	}
 	if req.Filter.AsKnownAt != nil {
-		return s.digestKnownAt(ctx, c, req) // transaction time: asknown.go
+		return s.digestKnownAt(ctx, sc, req) // transaction time: asknown.go
 	}
 	if req.Budget == 0 {
 		req.Budget = mnemo.DefaultTokenBudget
@@ -80,7 +84,6 @@ func (s *Service) Digest(ctx context.Context, c mnemo.Caller, req mnemo.DigestRe
 	default:
 		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown scope %q (want all, domain, workflow or practitioner)", req.Scope)
 	}
-	sc := scopeOf(c, req.Namespace)
 	rk, err := s.rank(ctx, sc, req.Task, f, req.Preset, req.Intent, true, req.MinRelevance)
 	if err != nil {
 		return nil, err

@@ -44,8 +44,7 @@ func mergeThread(t *testing.T, f *fixture, level int) string {
 // tokens it reports are those of its Markdown.
 func foldDigest(t *testing.T, f *fixture, c mnemo.Caller, req mnemo.DigestRequest) *mnemo.Digest {
 	t.Helper()
-	req.Namespace = "ops"
-	d, err := f.svc.Digest(context.Background(), c, req)
+	d, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), c, "ops"), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +161,7 @@ func TestDigestMessageAloneUnchanged(t *testing.T) {
 func TestDigestFoldKeepsClearance(t *testing.T) {
 	f := open(t, "", nil)
 	msg := mergeThread(t, f, 2)
-	low := mnemo.Caller{Name: "low", Clearance: 1}
+	low := mnemo.Caller{Name: "low", Clearance: 1, Role: mnemo.RoleAdmin}
 	d := foldDigest(t, f, low, mnemo.DigestRequest{Task: "why do night passes route via Svalbard", Budget: 2000})
 	if foldEntryOf(d, msg) != nil || foldMemoryOf(d, msg) != nil || strings.Contains(d.Markdown, mnemo.ShortRef(msg)) ||
 		strings.Contains(d.Markdown, "until Inuvik is back") {

@@ -17,7 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
-var admin = mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}
+var admin = mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 
 type fixture struct {
 	svc   *engine.Service
@@ -56,9 +56,9 @@ func open(t testing.TB, path string, mod func(*engine.Config)) *fixture {
 	return f
 }
 
-func (f *fixture) remember(t *testing.T, ns string, recs ...mnemo.NewRecord) []engine.Written {
+func (f *fixture) remember(t *testing.T, ns string, recs ...mnemo.NewRecord) []mnemo.Written {
 	t.Helper()
-	out, err := f.svc.Remember(context.Background(), admin, ns, recs, engine.WriteOptions{})
+	out, err := f.svc.Remember(mnemo.WithCallerIn(context.Background(), admin, ns), recs, mnemo.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestRecallRanksAndExplains(t *testing.T) {
 		mnemo.NewRecord{Text: "Lunch options near the office include a ramen bar and a falafel stand."},
 		mnemo.NewRecord{Text: "Release deployments are frozen on Fridays after 14:00 UTC.", Kind: mnemo.KindCore},
 	)
-	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: "how do I deploy and test a release", K: 3})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: "how do I deploy and test a release", K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestDigestNeverExceedsBudgetAndCountsExactly(t *testing.T) {
 	f.remember(t, "", recs...)
 	for _, budget := range []int{1, 10, 25, 40, 60, 100, 250, 500, 1000, 3000, 8000} {
 		for _, task := range []string{"plan the uplink pass during the storm", "рішення про безпеку", "what did we decide yesterday?", "x"} {
-			d, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: task, Budget: budget})
+			d, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: task, Budget: budget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func TestDigestLayoutCoreFirstAndDecisionsRendered(t *testing.T) {
 		mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "Operator corrects pass plans that omit the backup link.",
 			Correction: &mnemo.Correction{Outcome: mnemo.OutcomeModified, MissingContext: true}},
 	)
-	d, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: "plan the Svalbard night pass"})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: "plan the Svalbard night pass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +181,10 @@ func TestDigestLayoutCoreFirstAndDecisionsRendered(t *testing.T) {
 	if d.Entries[0].Kind != mnemo.KindCore || d.Entries[0].Section != "core" {
 		t.Errorf("first entry %+v, want the core record", d.Entries[0])
 	}
-	if _, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: "x", Scope: "everything"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: "x", Scope: "everything"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("bad scope: got %v, want EINVALID", err)
 	}
-	d, err = f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: "Svalbard pass", Scope: "workflow"})
+	d, err = f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: "Svalbard pass", Scope: "workflow"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{mnemo.NewRecord{Text: "x", Supersedes: "01NOPE"}, mnemo.ENOTFOUND},
 	}
 	for _, c := range cases {
-		_, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "good one"}, c.rec}, engine.WriteOptions{})
+		_, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: "good one"}, c.rec}, mnemo.WriteOptions{})
 		if got := mnemo.ErrorCode(err); got != c.code {
 			t.Errorf("%+v: got %v (%s), want %s", c.rec, err, got, c.code)
 		}
@@ -224,16 +224,16 @@ func TestBadInputChangesNothing(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("count %d, %v: want 1 (bad batches must write nothing)", n, err)
 	}
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: ""}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: ""}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("empty query: %v", err)
 	}
-	if _, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Task: "x", Budget: -5}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, ""), mnemo.DigestRequest{Task: "x", Budget: -5}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("negative budget: %v", err)
 	}
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "x", Preset: "nope"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "x", Preset: "nope"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("unknown preset: %v", err)
 	}
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "x", Intent: "nope"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "x", Intent: "nope"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("unknown intent: %v", err)
 	}
 }
@@ -242,10 +242,10 @@ func TestHostileQueriesNeverFail(t *testing.T) {
 	f := open(t, "", nil)
 	f.remember(t, "", mnemo.NewRecord{Text: "NEAR the relay AND the antenna"})
 	for _, q := range []string{`"`, `""`, `AND`, `NEAR(`, `a OR`, `*`, `^x`, `text:foo`, `-x`, `🚀🚀`, `(((`, `'; DROP TABLE records; --`, `привет "мир`, `NOT`, `col:"x" AND NEAR(a b, 2)`} {
-		if _, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: q}); err != nil {
+		if _, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: q}); err != nil {
 			t.Errorf("query %q: %v", q, err)
 		}
-		if _, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: q}); err != nil {
+		if _, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: q}); err != nil {
 			t.Errorf("task %q: %v", q, err)
 		}
 	}
@@ -254,25 +254,25 @@ func TestHostileQueriesNeverFail(t *testing.T) {
 func TestDedupMergesAndKeepsProvenance(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
-	a, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "Svalbard station limits uplink power to 150 W at night", Provenance: []string{"doc:a"}, Source: "llm"}}, engine.WriteOptions{Dedup: true})
+	a, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: "Svalbard station limits uplink power to 150 W at night", Provenance: []string{"doc:a"}, Source: "llm"}}, mnemo.WriteOptions{Dedup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "Svalbard station limits uplink power to 150 W at night time", Provenance: []string{"doc:b"}}}, engine.WriteOptions{Dedup: true})
+	b, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: "Svalbard station limits uplink power to 150 W at night time", Provenance: []string{"doc:b"}}}, mnemo.WriteOptions{Dedup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !b[0].Merged || b[0].ID != a[0].ID {
 		t.Fatalf("second write not merged: %+v", b[0])
 	}
-	got, err := f.svc.Get(ctx, admin, "", a[0].ID)
+	got, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ""), a[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Confidence != 1 || got.Source != "user" || len(got.Provenance) != 2 {
 		t.Errorf("merged record %+v: want confidence 1, source user, both provenance refs", got)
 	}
-	c, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "Inuvik antenna is in maintenance until Friday"}}, engine.WriteOptions{Dedup: true})
+	c, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: "Inuvik antenna is in maintenance until Friday"}}, mnemo.WriteOptions{Dedup: true})
 	if err != nil || c[0].Merged {
 		t.Fatalf("unrelated record merged: %+v %v", c, err)
 	}
@@ -284,7 +284,7 @@ func TestSupersedeAndAsOf(t *testing.T) {
 	t0 := f.now
 	old := f.remember(t, "", mnemo.NewRecord{Text: "The uplink power limit at Svalbard is 150 W", At: at(t0.Add(-48 * time.Hour))})[0]
 	f.remember(t, "", mnemo.NewRecord{Text: "The uplink power limit at Svalbard is 120 W", Supersedes: old.ID})
-	res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "Svalbard uplink power limit"})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "Svalbard uplink power limit"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,14 +294,14 @@ func TestSupersedeAndAsOf(t *testing.T) {
 		}
 	}
 	asOf := t0.Add(-24 * time.Hour)
-	res, err = f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "Svalbard uplink power limit", Filter: mnemo.Filter{AsOf: &asOf}})
+	res, err = f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "Svalbard uplink power limit", Filter: mnemo.Filter{AsOf: &asOf}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Hits) != 1 || res.Hits[0].ID != old.ID {
 		t.Fatalf("as_of yesterday: got %+v, want only the old value", res.Hits)
 	}
-	got, _ := f.svc.Get(ctx, admin, "", old.ID)
+	got, _ := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ""), old.ID)
 	if got.SupersededBy == "" || got.ValidTo == nil {
 		t.Errorf("old record not closed: %+v", got)
 	}
@@ -311,27 +311,27 @@ func TestForgetRestoreHistory(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
 	r := f.remember(t, "", mnemo.NewRecord{Text: "Kim prefers numbered checklists"})[0]
-	if _, err := f.svc.Update(ctx, admin, "", r.ID, mnemo.RecordPatch{Importance: fp(0.9)}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), r.ID, mnemo.RecordPatch{Importance: fp(0.9)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Forget(ctx, admin, "", r.ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), r.ID); err != nil {
 		t.Fatal(err)
 	}
-	res, _ := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "numbered checklists"})
+	res, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "numbered checklists"})
 	if len(res.Hits) != 0 {
 		t.Fatalf("forgotten record recalled")
 	}
-	if _, err := f.svc.Update(ctx, admin, "", r.ID, mnemo.RecordPatch{Importance: fp(0.1)}); mnemo.ErrorCode(err) != mnemo.ECONFLICT {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), r.ID, mnemo.RecordPatch{Importance: fp(0.1)}); mnemo.ErrorCode(err) != mnemo.ECONFLICT {
 		t.Errorf("editing a forgotten record: %v, want ECONFLICT", err)
 	}
-	if _, err := f.svc.Restore(ctx, admin, "", r.ID); err != nil {
+	if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), r.ID); err != nil {
 		t.Fatal(err)
 	}
-	res, _ = f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "numbered checklists"})
+	res, _ = f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "numbered checklists"})
 	if len(res.Hits) != 1 {
 		t.Fatalf("restored record not recalled")
 	}
-	h, err := f.svc.History(ctx, admin, "", r.ID)
+	h, err := f.svc.History(mnemo.WithCallerIn(ctx, admin, ""), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestForgetRestoreHistory(t *testing.T) {
 	if strings.Join(actions, ",") != "create,update,forget,restore" {
 		t.Errorf("history %v", actions)
 	}
-	if _, err := f.svc.Update(ctx, admin, "", "nope", mnemo.RecordPatch{Importance: fp(0.1)}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), "nope", mnemo.RecordPatch{Importance: fp(0.1)}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("update missing: %v", err)
 	}
 }
@@ -355,22 +355,22 @@ func TestExportImportRoundTrip(t *testing.T) {
 		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "decided", Decision: &mnemo.Decision{Title: "t", Alternatives: []mnemo.Alternative{{Option: "o", Reason: "r"}}}},
 	)
 	gone := f.remember(t, "a", mnemo.NewRecord{Text: "to forget"})[0]
-	f.svc.Forget(ctx, admin, "a", gone.ID)
+	f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "a"), gone.ID)
 	var first bytes.Buffer
-	if n, err := f.svc.Export(ctx, admin, "a", &first); err != nil || n != 3 {
+	if n, err := f.svc.Export(mnemo.WithCallerIn(ctx, admin, "a"), &first); err != nil || n != 3 {
 		t.Fatalf("export: %d %v", n, err)
 	}
 	g := open(t, "", nil) // a fresh database: ids are global, so the copy goes elsewhere
-	res, err := g.svc.Import(ctx, admin, "b", bytes.NewReader(first.Bytes()), nil)
+	res, err := g.svc.Import(mnemo.WithCallerIn(ctx, admin, "b"), bytes.NewReader(first.Bytes()), nil)
 	if err != nil || res.Imported != 3 {
 		t.Fatalf("import: %+v %v", res, err)
 	}
-	res, err = g.svc.Import(ctx, admin, "b", bytes.NewReader(first.Bytes()), nil)
+	res, err = g.svc.Import(mnemo.WithCallerIn(ctx, admin, "b"), bytes.NewReader(first.Bytes()), nil)
 	if err != nil || res.Imported != 0 || res.Skipped != 3 {
 		t.Fatalf("second import not idempotent: %+v %v", res, err)
 	}
 	var second bytes.Buffer
-	if _, err := g.svc.Export(ctx, admin, "b", &second); err != nil {
+	if _, err := g.svc.Export(mnemo.WithCallerIn(ctx, admin, "b"), &second); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.ReplaceAll(first.String(), `"namespace":"a"`, `"namespace":"b"`)
@@ -379,7 +379,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	// A bad line anywhere writes nothing.
 	bad := first.String() + "{\"text\": 5}\n"
-	if _, err := f.svc.Import(ctx, admin, "c", strings.NewReader(bad), nil); mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "line 4") {
+	if _, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "c"), strings.NewReader(bad), nil); mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("bad import: %v", err)
 	}
 	if n, _ := f.store.Count(ctx, "c"); n != 0 {
@@ -392,24 +392,24 @@ func TestClearanceAndNamespaces(t *testing.T) {
 	ctx := context.Background()
 	secret := f.remember(t, "a", mnemo.NewRecord{Text: "launch codes rotate at dawn", AccessLevel: 2})[0]
 	f.remember(t, "a", mnemo.NewRecord{Text: "launch window opens at dawn"})
-	low := mnemo.Caller{Clearance: 1}
-	res, _ := f.svc.Recall(ctx, low, mnemo.RecallRequest{Namespace: "a", Query: "launch dawn"})
+	low := mnemo.Caller{Clearance: 1, Role: mnemo.RoleAdmin}
+	res, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, low, "a"), mnemo.RecallRequest{Query: "launch dawn"})
 	for _, h := range res.Hits {
 		if h.ID == secret.ID {
 			t.Fatal("clearance 1 recalled a level-2 record")
 		}
 	}
-	d, _ := f.svc.Digest(ctx, low, mnemo.DigestRequest{Namespace: "a", Task: "launch dawn"})
+	d, _ := f.svc.Digest(mnemo.WithCallerIn(ctx, low, "a"), mnemo.DigestRequest{Task: "launch dawn"})
 	if strings.Contains(d.Markdown, "codes") {
 		t.Fatal("clearance 1 digest shows a level-2 record")
 	}
-	if _, err := f.svc.Get(ctx, low, "a", secret.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, low, "a"), secret.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("get above clearance: %v", err)
 	}
-	if _, err := f.svc.Get(ctx, admin, "b", secret.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "b"), secret.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("get across namespaces: %v", err)
 	}
-	if _, err := f.svc.Remember(ctx, low, "a", []mnemo.NewRecord{{Text: "x", AccessLevel: 3}}, engine.WriteOptions{}); mnemo.ErrorCode(err) != mnemo.EFORBIDDEN {
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, low, "a"), []mnemo.NewRecord{{Text: "x", AccessLevel: 3}}, mnemo.WriteOptions{}); mnemo.ErrorCode(err) != mnemo.EFORBIDDEN {
 		t.Fatalf("write above clearance: %v", err)
 	}
 }
@@ -418,7 +418,7 @@ func TestRetrievalLoggedAndCountersBumped(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
 	r := f.remember(t, "", mnemo.NewRecord{Text: "the relay antenna points north"})[0]
-	if _, err := f.svc.Recall(ctx, mnemo.Caller{Name: "kim", Session: "s1", Clearance: 5}, mnemo.RecallRequest{Query: "relay antenna"}); err != nil {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "kim", Session: "s1", Clearance: 5, Role: mnemo.RoleAdmin}, ""), mnemo.RecallRequest{Query: "relay antenna"}); err != nil {
 		t.Fatal(err)
 	}
 	f.svc.Close() // drains background work
@@ -454,7 +454,7 @@ func TestEmbedderMismatchAndReembed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after reembed: %v", err)
 	}
-	res, err := svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "alpha beta"})
+	res, err := svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "alpha beta"})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Factors["semantic"] <= 0 {
 		t.Fatalf("recall after reembed: %+v %v", res, err)
 	}
@@ -474,7 +474,7 @@ func TestIntentReweighting(t *testing.T) {
 		"how do I prepare a pass?":                "howto",
 		"why did we move the burn?":               "why",
 	} {
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: q})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +491,7 @@ func TestIntentReweighting(t *testing.T) {
 			t.Errorf("%q: largest weight %s (%v)", q, top, res.Weights)
 		}
 	}
-	res, _ := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "what did we decide yesterday", Intent: "rules"})
+	res, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "what did we decide yesterday", Intent: "rules"})
 	if res.Intent != "rules" {
 		t.Errorf("intent override ignored: %s", res.Intent)
 	}
@@ -505,7 +505,7 @@ func TestTriageUnderEventStorm(t *testing.T) {
 		evs = append(evs, mnemo.NewRecord{Kind: mnemo.KindEvent, Text: fmt.Sprintf("alarm %d on relay link", i), Criticality: fp(float64(i%10) / 10)})
 	}
 	f.remember(t, "", evs...)
-	res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "relay link alarm", K: 5})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "relay link alarm", K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +529,7 @@ func TestNearDuplicatesDropped(t *testing.T) {
 		mnemo.NewRecord{Text: "Thanks!"},
 		mnemo.NewRecord{Text: "Thanks!"},
 	)
-	res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "Svalbard uplink power limit"})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "Svalbard uplink power limit"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +543,7 @@ func TestNearDuplicatesDropped(t *testing.T) {
 		t.Fatalf("near-duplicates not dropped: %d copies recalled", n)
 	}
 	// Short remarks share fewer than three content words: never merged away.
-	res, _ = f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "thanks"})
+	res, _ = f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "thanks"})
 	thanks := 0
 	for _, h := range res.Hits {
 		if h.Text == "Thanks!" {
@@ -563,7 +563,7 @@ func TestDecisionBodyIsSearchable(t *testing.T) {
 				Alternatives: []mnemo.Alternative{{Option: "Legal first", Reason: "slower"}}}},
 		mnemo.NewRecord{Text: "The cafeteria opens at eight"},
 	)
-	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: "breach escalation", K: 1})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: "breach escalation", K: 1})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Kind != mnemo.KindDecision || res.Hits[0].Factors["keyword"] == 0 {
 		t.Fatalf("the decision's title is not searchable: %+v %v", res, err)
 	}

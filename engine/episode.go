@@ -27,7 +27,6 @@ import (
 
 // Episode defaults.
 const (
-	DefaultEpisodeBudget = 200
 	maxEpisodeBudget     = 4000
 	episodeLambda        = 0.7 // centrality against redundancy in the selection
 	maxEpisodeRecords    = 10_000
@@ -43,14 +42,6 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-// EpisodeResult is what Summarize wrote.
-type EpisodeResult struct {
-	Record  *mnemo.Record `json:"record"`
-	Created bool          `json:"created"` // false: the thread's episode was updated
-	Records int           `json:"records"` // records of the thread summarised
-	Chosen  int           `json:"sentences"`
 }
 
 // EpisodeID is the id of a thread's episode in namespace ns: one per
@@ -87,17 +78,20 @@ func SplitSentences(text string) []string {
 // provenance, the time of the thread's last record. Errors: EINVALID for an empty thread name or a bad
 // budget, ENOTFOUND when the thread has fewer than two records the caller
 // may see.
-func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread string, budget int) (*EpisodeResult, error) {
+func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
+	_, sc, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(thread) == "" || len(thread) > mnemo.MaxThreadBytes {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "thread must be named, in at most %d bytes", mnemo.MaxThreadBytes)
 	}
 	if budget == 0 {
-		budget = DefaultEpisodeBudget
+		budget = mnemo.DefaultEpisodeBudget
 	}
 	if budget < 20 || budget > maxEpisodeBudget {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "episode budget %d is outside 20..%d", budget, maxEpisodeBudget)
 	}
-	sc := scopeOf(c, ns)
 	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Thread: thread}, ByTime: true, Limit: maxEpisodeRecords})
 	if err != nil {
 		return nil, err
@@ -128,13 +122,13 @@ func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread stri
 	}
 
 	id := EpisodeID(sc.Namespace, thread)
-	res := &EpisodeResult{Records: len(recs), Chosen: chosen}
+	res := &mnemo.EpisodeResult{Records: len(recs), Chosen: chosen}
 	old, err := s.store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 		at := last
-		w, err := s.Remember(ctx, c, sc.Namespace, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindEpisode, Text: text,
-			Source: "episode", Provenance: prov, At: &at, AccessLevel: level}}, WriteOptions{})
+		w, err := s.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindEpisode, Text: text,
+			Source: "episode", Provenance: prov, At: &at, AccessLevel: level}}, mnemo.WriteOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -143,11 +137,11 @@ func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread stri
 		return nil, err
 	default:
 		if old.DeletedAt != nil {
-			if _, err := s.Restore(ctx, c, sc.Namespace, id); err != nil {
+			if _, err := s.Restore(ctx, id); err != nil {
 				return nil, err
 			}
 		}
-		r, err := s.Update(ctx, c, sc.Namespace, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
+		r, err := s.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
 		if err != nil {
 			return nil, err
 		}
@@ -158,8 +152,12 @@ func (s *Service) Summarize(ctx context.Context, c mnemo.Caller, ns, thread stri
 
 // Threads lists the namespace's threads visible to the caller, most
 // recently active first.
-func (s *Service) Threads(ctx context.Context, c mnemo.Caller, ns string) ([]mnemo.ThreadInfo, error) {
-	return s.store.Threads(ctx, scopeOf(c, ns))
+func (s *Service) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Threads(ctx, sc)
 }
 
 // SummarizeIdle writes or refreshes the episode of every thread, in every
@@ -173,7 +171,7 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 	if err != nil {
 		return nil, err
 	}
-	c := mnemo.Caller{Name: "episodes", Clearance: mnemo.MaxAccessLevel}
+	c := system("episodes")
 	now := s.now()
 	out := map[string]int{}
 	var errs []error
@@ -197,7 +195,7 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 				errs = append(errs, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err))
 				continue
 			}
-			if _, err := s.Summarize(ctx, c, ns, t.Name, 0); err != nil {
+			if _, err := s.Summarize(mnemo.WithCallerIn(ctx, c, ns), t.Name, 0); err != nil {
 				if mnemo.ErrorCode(err) == mnemo.ENOTFOUND { // nothing to summarise
 					continue
 				}

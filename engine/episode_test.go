@@ -33,7 +33,7 @@ func TestSummarizeThread(t *testing.T) {
 	}
 	f.remember(t, "ops", in...)
 
-	res, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 70)
+	res, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 70)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,30 +59,33 @@ func TestSummarizeThread(t *testing.T) {
 	// A larger budget keeps more; summarising again updates the one episode.
 	f.remember(t, "ops", mnemo.NewRecord{Text: "Anna: Template updated, the backup-link status is now a required field.",
 		Thread: "shift-7", At: at(start.Add(10 * time.Minute))})
-	again, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 400)
+	again, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 400)
 	if err != nil || again.Created || again.Record.ID != r.ID || again.Records != 7 || again.Chosen <= res.Chosen {
 		t.Fatalf("second summary: %+v %v", again, err)
 	}
-	if hist, _ := f.svc.History(ctx, admin, "ops", r.ID); len(hist) != 2 {
+	if hist, _ := f.svc.History(mnemo.WithCallerIn(ctx, admin, "ops"), r.ID); len(hist) != 2 {
 		t.Errorf("history has %d revisions, want 2", len(hist))
 	}
-	d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "what happened with the backup link on the Svalbard pass", Budget: 2000})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "what happened with the backup link on the Svalbard pass", Budget: 2000})
 	if err != nil || !strings.Contains(d.Markdown, "episode — Episode of shift-7") {
 		t.Errorf("digest lacks the episode: %v\n%s", err, d.Markdown)
 	}
 
 	f.remember(t, "ops", mnemo.NewRecord{Text: "a lone turn", Thread: "solo"})
 	for name, call := range map[string]func() error{
-		"one record": func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "solo", 0); return err },
-		"no thread":  func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "nope", 0); return err },
+		"one record": func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "solo", 0); return err },
+		"no thread":  func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "nope", 0); return err },
 	} {
 		if err := call(); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.ENOTFOUND)
 		}
 	}
 	for name, call := range map[string]func() error{
-		"empty name":  func() error { _, err := f.svc.Summarize(ctx, admin, "ops", " ", 0); return err },
-		"tiny budget": func() error { _, err := f.svc.Summarize(ctx, admin, "ops", "shift-7", 5); return err },
+		"empty name": func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), " ", 0); return err },
+		"tiny budget": func() error {
+			_, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 5)
+			return err
+		},
 	} {
 		if err := call(); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
@@ -115,7 +118,7 @@ func TestSummarizeIdleThreads(t *testing.T) {
 	if err != nil || got["ops"] != 1 {
 		t.Fatalf("first pass: %v %v", got, err)
 	}
-	if _, err := f.svc.Get(ctx, admin, "ops", engine.EpisodeID("ops", "quiet")); err != nil {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), engine.EpisodeID("ops", "quiet")); err != nil {
 		t.Fatalf("no episode for the quiet thread: %v", err)
 	}
 	if got, _ := f.svc.SummarizeIdle(ctx, time.Hour, 4); got["ops"] != 0 {
@@ -126,7 +129,7 @@ func TestSummarizeIdleThreads(t *testing.T) {
 	if got, _ := f.svc.SummarizeIdle(ctx, time.Hour, 4); got["ops"] != 2 {
 		t.Errorf("third pass: %v, want busy's new episode and quiet's refresh", got)
 	}
-	threads, err := f.svc.Threads(ctx, admin, "ops")
+	threads, err := f.svc.Threads(mnemo.WithCallerIn(ctx, admin, "ops"))
 	if err != nil || len(threads) != 3 || threads[0].Name != "quiet" || threads[0].Records != 6 {
 		t.Errorf("threads %+v %v", threads, err)
 	}
@@ -142,13 +145,13 @@ var ukrainianRelease = []string{
 	"Ірина: Хто перевірить резервну копію перед міграцією?",
 }
 
-func summarizeWith(t *testing.T, model llm.Model, budget int) *engine.EpisodeResult {
+func summarizeWith(t *testing.T, model llm.Model, budget int) *mnemo.EpisodeResult {
 	t.Helper()
 	f := open(t, "", func(c *engine.Config) { c.Chat = model })
 	for i, tx := range ukrainianRelease {
 		f.remember(t, "ops", mnemo.NewRecord{Text: tx, Thread: "реліз-4.2", At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
 	}
-	res, err := f.svc.Summarize(context.Background(), admin, "ops", "реліз-4.2", budget)
+	res, err := f.svc.Summarize(mnemo.WithCallerIn(context.Background(), admin, "ops"), "реліз-4.2", budget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +219,10 @@ func TestChatModelNeverOnTheReadPath(t *testing.T) {
 	f := open(t, "", func(c *engine.Config) { c.Chat = chat.model(t, time.Second) })
 	f.remember(t, "ops", mnemo.NewRecord{Text: "Реліз 4.2 переносять на 12 грудня."})
 	ctx := context.Background()
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: "коли реліз 4.2?"}); err != nil {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "коли реліз 4.2?"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "реліз 4.2", Budget: 500}); err != nil {
+	if _, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "реліз 4.2", Budget: 500}); err != nil {
 		t.Fatal(err)
 	}
 	if chat.calls() != 0 {
@@ -250,14 +253,14 @@ func TestEpisodeQuality(t *testing.T) {
 		if err := json.Unmarshal(data, &set); err != nil {
 			t.Fatal(err)
 		}
-		for _, budget := range []int{engine.DefaultEpisodeBudget, 80} {
+		for _, budget := range []int{mnemo.DefaultEpisodeBudget, 80} {
 			f := open(t, "", nil)
 			kept, total := map[string]int{}, map[string]int{}
 			for _, th := range set.Threads {
 				for i, m := range th.Messages {
 					f.remember(t, "ops", mnemo.NewRecord{Text: m.Text, Thread: th.Name, At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
 				}
-				res, err := f.svc.Summarize(context.Background(), admin, "ops", th.Name, budget)
+				res, err := f.svc.Summarize(mnemo.WithCallerIn(context.Background(), admin, "ops"), th.Name, budget)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,36 +9,10 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// Expiry defaults: a record of importance below 0.1 that nobody has read
-// or changed for 120 days is archived.
-const (
-	DefaultExpireImportance = 0.1
-	DefaultExpireIdle       = 120 * 24 * time.Hour
-)
-
-// ExpireOptions say which records Expire archives.
-type ExpireOptions struct {
-	// MaxImportance: records with importance below it are candidates
-	// (DefaultExpireImportance when 0).
-	MaxImportance float64
-	// Idle: how long since the record was last read (recalled, digested)
-	// or changed (DefaultExpireIdle when 0).
-	Idle time.Duration
-	// DryRun lists what would be archived without changing anything.
-	DryRun bool
-}
-
-// ExpireResult lists what Expire archived (or would archive).
-type ExpireResult struct {
-	Checked  int      `json:"checked"`  // live records looked at
-	Archived []string `json:"archived"` // ids, oldest first
-	DryRun   bool     `json:"dry_run,omitempty"`
-}
-
 // expirable reports whether r is due for archiving at now: not a pinned
 // core record, importance below the bound, and idle for long enough —
 // since the later of its last read and its last change.
-func expirable(r *mnemo.Record, opt ExpireOptions, now time.Time) bool {
+func expirable(r *mnemo.Record, opt mnemo.ExpireOptions, now time.Time) bool {
 	if r.DeletedAt != nil || r.Kind == mnemo.KindCore || !(r.Importance < opt.MaxImportance) {
 		return false
 	}
@@ -55,12 +29,16 @@ func expirable(r *mnemo.Record, opt ExpireOptions, now time.Time) bool {
 // audit action "expire": the record leaves every retrieval, stays in the
 // history and can be restored. The caller archives only what its clearance
 // sees.
-func (s *Service) Expire(ctx context.Context, c mnemo.Caller, ns string, opt ExpireOptions) (*ExpireResult, error) {
+func (s *Service) Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error) {
+	c, sc, err := admin(ctx, "expiry")
+	if err != nil {
+		return nil, err
+	}
 	if opt.MaxImportance == 0 {
-		opt.MaxImportance = DefaultExpireImportance
+		opt.MaxImportance = mnemo.DefaultExpireImportance
 	}
 	if opt.Idle == 0 {
-		opt.Idle = DefaultExpireIdle
+		opt.Idle = mnemo.DefaultExpireIdle
 	}
 	if !(opt.MaxImportance > 0 && opt.MaxImportance <= 1) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "importance bound %v is outside (0, 1]", opt.MaxImportance)
@@ -68,9 +46,8 @@ func (s *Service) Expire(ctx context.Context, c mnemo.Caller, ns string, opt Exp
 	if opt.Idle < 24*time.Hour {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "idle period %s is shorter than a day", opt.Idle)
 	}
-	sc := scopeOf(c, ns)
 	now := s.now().UTC()
-	res := &ExpireResult{Archived: []string{}, DryRun: opt.DryRun}
+	res := &mnemo.ExpireResult{Archived: []string{}, DryRun: opt.DryRun}
 	live, err := s.listAll(ctx, sc, mnemo.ListOptions{IncludeHistory: true})
 	if err != nil {
 		return nil, err
@@ -108,19 +85,19 @@ func (s *Service) Expire(ctx context.Context, c mnemo.Caller, ns string, opt Exp
 // number of records archived per namespace (namespaces with none left out).
 // A namespace that fails does not stop the others: the errors, each naming
 // its namespace, are joined.
-func (s *Service) ExpireAll(ctx context.Context, actor string, opt ExpireOptions) (map[string]int, error) {
+func (s *Service) ExpireAll(ctx context.Context, actor string, opt mnemo.ExpireOptions) (map[string]int, error) {
 	nss, err := s.store.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
 	var errs []error
-	c := mnemo.Caller{Name: actor, Clearance: mnemo.MaxAccessLevel}
+	c := system(actor)
 	for _, ns := range nss {
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		res, err := s.Expire(ctx, c, ns, opt)
+		res, err := s.Expire(mnemo.WithCallerIn(ctx, c, ns), opt)
 		if res != nil && len(res.Archived) > 0 {
 			out[ns] = len(res.Archived)
 		}
@@ -134,11 +111,14 @@ func (s *Service) ExpireAll(ctx context.Context, actor string, opt ExpireOptions
 // Purge hard-deletes the records of a namespace that were forgotten or
 // archived more than olderThan ago, with their history: they can no longer
 // be restored. olderThan must be at least a day. It returns how many.
-func (s *Service) Purge(ctx context.Context, c mnemo.Caller, ns string, olderThan time.Duration) (int, error) {
+func (s *Service) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
+	_, sc, err := admin(ctx, "purging")
+	if err != nil {
+		return 0, err
+	}
 	if olderThan < 24*time.Hour {
 		return 0, mnemo.Errorf(mnemo.EINVALID, "retention %s is shorter than a day", olderThan)
 	}
-	sc := scopeOf(c, ns)
 	return s.store.Purge(ctx, sc, s.now().Add(-olderThan))
 }
 
@@ -152,12 +132,12 @@ func (s *Service) PurgeAll(ctx context.Context, olderThan time.Duration) (map[st
 	}
 	out := map[string]int{}
 	var errs []error
-	c := mnemo.Caller{Name: "retention", Clearance: mnemo.MaxAccessLevel}
+	c := system("retention")
 	for _, ns := range nss {
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		n, err := s.Purge(ctx, c, ns, olderThan)
+		n, err := s.Purge(mnemo.WithCallerIn(ctx, c, ns), olderThan)
 		if n > 0 {
 			out[ns] = n
 		}

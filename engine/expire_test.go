@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 func TestExpireArchivesUnimportantUnusedRecords(t *testing.T) {
@@ -25,19 +24,19 @@ func TestExpireArchivesUnimportantUnusedRecords(t *testing.T) {
 	)
 	trivia, important, read, core, edited, secret := w[0].ID, w[1].ID, w[2].ID, w[3].ID, w[4].ID, w[5].ID
 	f.now = f.now.Add(170 * day) // 30 days ago: a read and an edit
-	if _, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "antenna wax schedule", K: 1}); err != nil {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "antenna wax schedule", K: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rota := "unimportant, edited lately: parking rota v2"
-	if _, err := f.svc.Update(ctx, admin, "", edited, mnemo.RecordPatch{Text: &rota}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), edited, mnemo.RecordPatch{Text: &rota}); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(30 * day) // today
 
-	dry, err := f.svc.Expire(ctx, admin, "", engine.ExpireOptions{DryRun: true})
+	dry, err := f.svc.Expire(mnemo.WithCallerIn(ctx, admin, ""), mnemo.ExpireOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +47,8 @@ func TestExpireArchivesUnimportantUnusedRecords(t *testing.T) {
 		t.Fatal("a dry run archived a record")
 	}
 	// A caller archives only what its clearance sees.
-	low := mnemo.Caller{Name: "ops", Clearance: 1}
-	res, err := f.svc.Expire(ctx, low, "", engine.ExpireOptions{})
+	low := mnemo.Caller{Name: "ops", Clearance: 1, Role: mnemo.RoleAdmin}
+	res, err := f.svc.Expire(mnemo.WithCallerIn(ctx, low, ""), mnemo.ExpireOptions{})
 	if err != nil || !slices.Equal(res.Archived, []string{trivia}) {
 		t.Fatalf("expire: %+v %v", res, err)
 	}
@@ -58,18 +57,18 @@ func TestExpireArchivesUnimportantUnusedRecords(t *testing.T) {
 			t.Errorf("%s (%q): archived %v, want %v", id, r.Text, r.DeletedAt != nil, gone)
 		}
 	}
-	hist, err := f.svc.History(ctx, admin, "", trivia)
+	hist, err := f.svc.History(mnemo.WithCallerIn(ctx, admin, ""), trivia)
 	if err != nil || hist[len(hist)-1].Action != "expire" || hist[len(hist)-1].Actor != "ops" {
 		t.Fatalf("history of the archived record: %+v %v", hist, err)
 	}
-	if _, err := f.svc.Restore(ctx, admin, "", trivia); err != nil {
+	if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), trivia); err != nil {
 		t.Fatal(err)
 	}
 	if r := get(t, f, "", trivia); r.DeletedAt != nil {
 		t.Error("restore did not bring the archived record back")
 	}
-	for _, bad := range []engine.ExpireOptions{{MaxImportance: 2}, {MaxImportance: -0.1}, {Idle: time.Hour}} {
-		if _, err := f.svc.Expire(ctx, admin, "", bad); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	for _, bad := range []mnemo.ExpireOptions{{MaxImportance: 2}, {MaxImportance: -0.1}, {Idle: time.Hour}} {
+		if _, err := f.svc.Expire(mnemo.WithCallerIn(ctx, admin, ""), bad); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%+v: %v, want %s", bad, err, mnemo.EINVALID)
 		}
 	}
@@ -85,14 +84,14 @@ func TestExpireAll(t *testing.T) {
 	}
 	f.remember(t, "c", mnemo.NewRecord{Text: "kept rule in c", Importance: fp(0.8)})
 	f.now = f.now.Add(365 * 24 * time.Hour)
-	got, err := f.svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
+	got, err := f.svc.ExpireAll(ctx, "expiry", mnemo.ExpireOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got["a"] != 1 || got["b"] != 1 {
 		t.Errorf("ExpireAll = %v, want a:1 b:1", got)
 	}
-	if got, _ := f.svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{}); len(got) != 0 {
+	if got, _ := f.svc.ExpireAll(ctx, "expiry", mnemo.ExpireOptions{}); len(got) != 0 {
 		t.Errorf("second run archived %v", got)
 	}
 }
@@ -103,28 +102,28 @@ func TestPurgeAfterRetention(t *testing.T) {
 	w := f.remember(t, "", mnemo.NewRecord{Text: "forgotten long ago"}, mnemo.NewRecord{Text: "forgotten lately"},
 		mnemo.NewRecord{Text: "kept"})
 	f.now = f.now.Add(-400 * 24 * time.Hour)
-	if _, err := f.svc.Forget(ctx, admin, "", w[0].ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), w[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(390 * 24 * time.Hour)
-	if _, err := f.svc.Forget(ctx, admin, "", w[1].ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), w[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(10 * 24 * time.Hour)
-	if _, err := f.svc.Purge(ctx, admin, "", time.Hour); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Purge(mnemo.WithCallerIn(ctx, admin, ""), time.Hour); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("a retention under a day: %v", err)
 	}
 	got, err := f.svc.PurgeAll(ctx, 365*24*time.Hour)
 	if err != nil || got[mnemo.DefaultNamespace] != 1 || len(got) != 1 {
 		t.Fatalf("PurgeAll = %v %v, want 1 in the default namespace", got, err)
 	}
-	if _, err := f.svc.Get(ctx, admin, "", w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ""), w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("purged record: %v", err)
 	}
-	if _, err := f.svc.Restore(ctx, admin, "", w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), w[0].ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("restore of a purged record: %v", err)
 	}
-	if _, err := f.svc.Restore(ctx, admin, "", w[1].ID); err != nil {
+	if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), w[1].ID); err != nil {
 		t.Errorf("a record forgotten within the retention period should still restore: %v", err)
 	}
 }

@@ -152,12 +152,12 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 			Provenance: []string{mnemo.MissedRef + c.From, "thread:" + j.thread, "extracted-by:" + by}})
 	}
 	if len(in) > 0 {
-		if _, err := s.Remember(ctx, j.c, j.ns, in, WriteOptions{Dedup: true}); err != nil {
+		if _, err := s.Remember(mnemo.WithCallerIn(ctx, j.c, j.ns), in, mnemo.WriteOptions{Dedup: true}); err != nil {
 			return 0, err
 		}
 	}
 	if slices.ContainsFunc(cands, func(c extract.Candidate) bool { return c.Kind == mnemo.KindProcedure }) {
-		if _, err := s.LearnProcedures(ctx, j.c, j.ns); err != nil {
+		if _, err := s.LearnProcedures(mnemo.WithCallerIn(ctx, j.c, j.ns)); err != nil {
 			s.log.Warn("learning procedures failed", "namespace", j.ns, "err", err)
 		}
 	}
@@ -325,8 +325,11 @@ type procedureGroup struct {
 // messages and threads as provenance, as restricted as its most
 // restricted source. A learned procedure that is up to date is left as it
 // is. It returns the number written or updated.
-func (s *Service) LearnProcedures(ctx context.Context, c mnemo.Caller, ns string) (int, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) LearnProcedures(ctx context.Context) (int, error) {
+	_, sc, err := writer(ctx)
+	if err != nil {
+		return 0, err
+	}
 	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindProcedure}}, ByTime: true, Limit: maxLearnInput})
 	if err != nil {
 		return 0, err
@@ -388,8 +391,8 @@ func (s *Service) LearnProcedures(ctx context.Context, c mnemo.Caller, ns string
 		switch {
 		case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 			imp, conf := 0.6, 0.6
-			if _, err := s.Remember(ctx, c, sc.Namespace, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindProcedure, Text: text, Tags: []string{"learned"},
-				Source: "learned", Provenance: prov, Importance: &imp, Confidence: &conf, AccessLevel: level}}, WriteOptions{}); err != nil {
+			if _, err := s.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindProcedure, Text: text, Tags: []string{"learned"},
+				Source: "learned", Provenance: prov, Importance: &imp, Confidence: &conf, AccessLevel: level}}, mnemo.WriteOptions{}); err != nil {
 				return n, err
 			}
 		case err != nil:
@@ -399,7 +402,7 @@ func (s *Service) LearnProcedures(ctx context.Context, c mnemo.Caller, ns string
 		case old.Text == text && slices.Equal(old.Provenance, prov) && old.AccessLevel == level:
 			continue // up to date
 		default:
-			if _, err := s.Update(ctx, c, sc.Namespace, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level}); err != nil {
+			if _, err := s.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level}); err != nil {
 				return n, err
 			}
 		}

@@ -26,7 +26,7 @@ import (
 // extractCaller is who extraction reads and writes as: it sees every
 // message of the thread's namespace, so that one writer's clearance never
 // hides messages from it (the thread's state moves past what it read).
-var extractCaller = mnemo.Caller{Name: "extraction", Clearance: mnemo.MaxAccessLevel}
+var extractCaller = system("extraction")
 
 // ExtractAll extracts, in every namespace, the memories of each thread's
 // messages that no extraction has read yet, and returns the memories

@@ -14,7 +14,7 @@ import (
 // extracted returns the extracted memories of ns that c may see.
 func extracted(t *testing.T, f *fixture, c mnemo.Caller, ns string) []*mnemo.Record {
 	t.Helper()
-	got, err := f.svc.List(context.Background(), c, ns, mnemo.ListOptions{Limit: 1000})
+	got, err := f.svc.List(mnemo.WithCallerIn(context.Background(), c, ns), mnemo.ListOptions{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestExtractionKeepsClearanceAndNamespace(t *testing.T) {
 	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
 	ctx := context.Background()
 	start := f.now.Add(-time.Hour)
-	low := mnemo.Caller{Name: "low", Clearance: 0}
+	low := mnemo.Caller{Name: "low", Clearance: 0, Role: mnemo.RoleAdmin}
 	flush := func() {
 		if err := f.svc.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -84,7 +84,7 @@ func TestExtractionKeepsClearanceAndNamespace(t *testing.T) {
 	// (extraction moves past what it read: had it read as the writer, the
 	// restricted message would never be read).
 	for i, text := range []string{"Anna: Briefs must always name the relay.", "Kim: Thanks."} {
-		if _, err := f.svc.Remember(ctx, low, "ops", []mnemo.NewRecord{{Text: text, Thread: "t", At: at(start.Add(time.Duration(i+1) * time.Minute))}}, engine.WriteOptions{}); err != nil {
+		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, low, "ops"), []mnemo.NewRecord{{Text: text, Thread: "t", At: at(start.Add(time.Duration(i+1) * time.Minute))}}, mnemo.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		flush()
@@ -117,7 +117,7 @@ func TestExtractionKeepsClearanceAndNamespace(t *testing.T) {
 			t.Fatalf("clearance 0 sees %q", r.Text)
 		}
 	}
-	res, err := f.svc.Recall(ctx, low, mnemo.RecallRequest{Namespace: "ops", Query: "secret relay Inuvik keys offline", K: 20})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, low, "ops"), mnemo.RecallRequest{Query: "secret relay Inuvik keys offline", K: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

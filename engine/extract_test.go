@@ -39,7 +39,7 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	got, _ = f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
 	n := 0
 	var texts []string
 	for _, r := range got {
@@ -124,7 +124,7 @@ func TestExtractionRussianThread(t *testing.T) {
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*fixture, []*m
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 	if err := f.svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{})
+	got, _ := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
 	n := 0
 	for _, r := range got {
 		if r.Source == "extracted" {
@@ -300,7 +300,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 		return ids
 	}
 	learned := func() []*mnemo.Record {
-		got, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"learned"}}})
+		got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"learned"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 		t.Fatalf("learned %+v", p)
 	}
 	// Learning again changes nothing; a third thread updates the same record.
-	if k, err := f.svc.LearnProcedures(ctx, admin, "ops"); err != nil || k != 0 {
+	if k, err := f.svc.LearnProcedures(mnemo.WithCallerIn(ctx, admin, "ops")); err != nil || k != 0 {
 		t.Errorf("relearning wrote %d: %v", k, err)
 	}
 	say("shift-4", "Kim: Same drill here.", "Kim: To switch links:\n1. Stop the uplink\n2. Select the backup link\n3. Verify telemetry")
@@ -333,7 +333,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 	if len(got) != 1 || got[0].ID != p.ID || !strings.HasPrefix(got[0].Text, "Learned procedure (seen 4 times in 3 threads): ") {
 		t.Fatalf("after a third thread: %d, %+v", len(got), got)
 	}
-	if hist, _ := f.svc.History(ctx, admin, "ops", p.ID); len(hist) != 2 {
+	if hist, _ := f.svc.History(mnemo.WithCallerIn(ctx, admin, "ops"), p.ID); len(hist) != 2 {
 		t.Errorf("%d revisions, want 2", len(hist))
 	}
 	// Russian steps are learned the same way.

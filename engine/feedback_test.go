@@ -30,7 +30,7 @@ func TestFeedbackWordsOrderCandidates(t *testing.T) {
 		mnemo.NewRecord{Text: "Caroline: The adoption agencies called back with forms to fill."},
 	)
 	f.remember(t, "conv", in...)
-	res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "conv", Query: "What did Caroline research?", K: 5})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "conv"), mnemo.RecallRequest{Query: "What did Caroline research?", K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

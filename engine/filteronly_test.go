@@ -21,9 +21,9 @@ func TestFilterOnlyRequests(t *testing.T) {
 		mnemo.NewRecord{Kind: mnemo.KindFact, Text: "Inuvik is in maintenance."},
 		mnemo.NewRecord{Kind: mnemo.KindCore, Text: "Never plan a pass with a single point of failure."},
 	)
-	reader := mnemo.Caller{Name: "reader", Clearance: 1}
+	reader := mnemo.Caller{Name: "reader", Clearance: 1, Role: mnemo.RoleAdmin}
 	decisions := mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision}}
-	res, err := f.svc.Recall(ctx, reader, mnemo.RecallRequest{Namespace: "ops", Filter: decisions})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.RecallRequest{Filter: decisions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +37,13 @@ func TestFilterOnlyRequests(t *testing.T) {
 	if len(got) != 2 || got[0] != "Night passes go through Svalbard." || got[1] != "Briefs list the backup link first." {
 		t.Errorf("filter-only recall = %q, want the two visible decisions, the more important first", got)
 	}
-	if _, err := f.svc.Recall(ctx, reader, mnemo.RecallRequest{Namespace: "ops", Query: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.RecallRequest{Query: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("an empty query without a filter: %v, want EINVALID", err)
 	}
-	if _, err := f.svc.Digest(ctx, reader, mnemo.DigestRequest{Namespace: "ops"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Digest(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.DigestRequest{}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("an empty task without a filter: %v, want EINVALID", err)
 	}
-	d, err := f.svc.Digest(ctx, reader, mnemo.DigestRequest{Namespace: "ops", Filter: decisions, Budget: 500})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.DigestRequest{Filter: decisions, Budget: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestFilterOnlyRequests(t *testing.T) {
 			t.Errorf("filter-only digest holds %q:\n%s", not, d.Markdown)
 		}
 	}
-	d, err = f.svc.Digest(ctx, reader, mnemo.DigestRequest{Namespace: "ops", Scope: mnemo.ScopeWorkflow, Budget: 500})
+	d, err = f.svc.Digest(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.DigestRequest{Scope: mnemo.ScopeWorkflow, Budget: 500})
 	if err != nil || !strings.Contains(d.Markdown, "Night passes") || strings.Contains(d.Markdown, "Inuvik") {
 		t.Errorf("a workflow digest without a task: %v\n%s", err, d.Markdown)
 	}

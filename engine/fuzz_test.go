@@ -26,7 +26,7 @@ func FuzzImport(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := fx.svc.Import(ctx, admin, "fuzz", bytes.NewReader(data), nil)
+		res, err := fx.svc.Import(mnemo.WithCallerIn(ctx, admin, "fuzz"), bytes.NewReader(data), nil)
 		after, _ := fx.store.Count(ctx, "fuzz")
 		if err != nil {
 			if code := mnemo.ErrorCode(err); code != mnemo.EINVALID && code != mnemo.ETOOLARGE && code != mnemo.EFORBIDDEN {

@@ -11,50 +11,9 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// Handoff defaults and bounds.
-const (
-	DefaultHandoffSpan   = 7 * 24 * time.Hour
-	DefaultHandoffBudget = 4000
-	// QuestionTag marks a record as an open question for handoffs.
-	QuestionTag = "question"
-	// handoffCritical is the criticality from which an event joins the
-	// escalation timeline.
-	handoffCritical = 0.7
-)
-
-// HandoffRequest asks for the brief of an incoming operator.
-type HandoffRequest struct {
-	Namespace string    `json:"-"`
-	From      string    `json:"from,omitempty"`   // the outgoing operator: only corrections naming "operator:<from>"; "" = everyone's
-	Since     time.Time `json:"since,omitzero"`   // default: 7 days before now
-	Budget    int       `json:"budget,omitempty"` // tokens, default 4000
-}
-
-// HandoffPattern is one category of corrections of the period.
-type HandoffPattern struct {
-	Category       string   `json:"category"`
-	Corrections    int      `json:"corrections"`
-	MissingContext int      `json:"missing_context"`
-	Summaries      []string `json:"summaries"` // the latest first, at most three
-}
-
-// HandoffArea is a component that needs attention: where corrections and
-// critical events of the period concentrate.
-type HandoffArea struct {
-	Component      string `json:"component"`
-	Corrections    int    `json:"corrections"`
-	MissingContext int    `json:"missing_context"`
-	CriticalEvents int    `json:"critical_events"`
-}
-
-// HandoffLink says that one critical event followed from another: named
-// in its provenance ("record:<id>" or "caused-by:<id>"), or on the same
-// component within linkWindow of it.
-type HandoffLink struct {
-	From string `json:"from"` // the earlier event
-	To   string `json:"to"`
-	Why  string `json:"why"` // "named", or "same component <c>, <d> later"
-}
+// handoffCritical is the criticality from which an event joins the
+// escalation timeline.
+const handoffCritical = 0.7
 
 // linkWindow is how close two critical events of one component must be
 // for the later to be linked to the earlier.
@@ -63,15 +22,15 @@ const linkWindow = 6 * time.Hour
 // causalLinks links each event (oldest first) to the latest earlier event
 // it names in its provenance, else to the latest earlier one of the same
 // component within linkWindow.
-func causalLinks(events []*mnemo.Record) []HandoffLink {
-	links := []HandoffLink{}
+func causalLinks(events []*mnemo.Record) []mnemo.HandoffLink {
+	links := []mnemo.HandoffLink{}
 	for i, b := range events {
-		var found *HandoffLink
+		var found *mnemo.HandoffLink
 		for j := i - 1; j >= 0 && found == nil; j-- {
 			a := events[j]
 			for _, p := range b.Provenance {
 				if p == mnemo.MissedRef+a.ID || p == "caused-by:"+a.ID {
-					found = &HandoffLink{From: a.ID, To: b.ID, Why: "named"}
+					found = &mnemo.HandoffLink{From: a.ID, To: b.ID, Why: "named"}
 					break
 				}
 			}
@@ -79,7 +38,7 @@ func causalLinks(events []*mnemo.Record) []HandoffLink {
 		for j := i - 1; j >= 0 && found == nil; j-- {
 			a := events[j]
 			if d := b.CreatedAt.Sub(a.CreatedAt); a.Component != "" && a.Component == b.Component && d <= linkWindow {
-				found = &HandoffLink{From: a.ID, To: b.ID, Why: fmt.Sprintf("same component %s, %s later", a.Component, d.Round(time.Minute))}
+				found = &mnemo.HandoffLink{From: a.ID, To: b.ID, Why: fmt.Sprintf("same component %s, %s later", a.Component, d.Round(time.Minute))}
 			}
 		}
 		if found != nil {
@@ -87,29 +46,6 @@ func causalLinks(events []*mnemo.Record) []HandoffLink {
 		}
 	}
 	return links
-}
-
-// Handoff is the brief an incoming operator starts a shift with: the
-// outgoing operator's typical corrections, the areas that need attention,
-// the decisions of the period with their rationale, the open questions and
-// the timeline of critical events — as Markdown within a token budget, and
-// as data.
-type Handoff struct {
-	Namespace  string           `json:"namespace"`
-	From       string           `json:"from,omitempty"`
-	Since      time.Time        `json:"since"`
-	Until      time.Time        `json:"until"`
-	Budget     int              `json:"budget"`
-	UsedTokens int              `json:"used_tokens"`
-	Tokenizer  string           `json:"tokenizer"`
-	Patterns   []HandoffPattern `json:"patterns"`
-	Attention  []HandoffArea    `json:"attention"`
-	Decisions  []string         `json:"decisions"` // ids, newest first
-	Questions  []string         `json:"questions"` // ids, newest first
-	Timeline   []string         `json:"timeline"`  // ids of critical events, oldest first
-	Links      []HandoffLink    `json:"links"`     // causal links found between the timeline's events
-	Omitted    int              `json:"omitted"`   // lines left out for the budget
-	Markdown   string           `json:"markdown"`
 }
 
 // operatorRef is the provenance reference naming the operator a record
@@ -125,9 +61,13 @@ func operatorRef(name string) string { return "operator:" + name }
 // questions (live records tagged "question", any age) and the timeline of
 // events of criticality ≥ 0.7. The Markdown never exceeds the budget and
 // its token count is exact. Errors: EINVALID for a bad budget or period.
-func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffRequest) (*Handoff, error) {
+func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if req.Budget == 0 {
-		req.Budget = DefaultHandoffBudget
+		req.Budget = mnemo.DefaultHandoffBudget
 	}
 	if req.Budget < 0 || req.Budget > MaxTokenBudget {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is outside 1..%d", req.Budget, MaxTokenBudget)
@@ -138,16 +78,15 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	now := s.now().UTC()
 	until := now.Add(time.Nanosecond)
 	if req.Since.IsZero() {
-		req.Since = now.Add(-DefaultHandoffSpan)
+		req.Since = now.Add(-mnemo.DefaultHandoffSpan)
 	}
 	req.Since = req.Since.UTC()
 	if !req.Since.Before(until) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "since %s is in the future", req.Since.Format(time.RFC3339))
 	}
-	sc := scopeOf(c, req.Namespace)
-	h := &Handoff{Namespace: sc.Namespace, From: req.From, Since: req.Since, Until: now, Budget: req.Budget,
-		Tokenizer: s.tok.Name(), Patterns: []HandoffPattern{}, Attention: []HandoffArea{},
-		Decisions: []string{}, Questions: []string{}, Timeline: []string{}, Links: []HandoffLink{}}
+	h := &mnemo.Handoff{Namespace: sc.Namespace, From: req.From, Since: req.Since, Until: now, Budget: req.Budget,
+		Tokenizer: s.tok.Name(), Patterns: []mnemo.HandoffPattern{}, Attention: []mnemo.HandoffArea{},
+		Decisions: []string{}, Questions: []string{}, Timeline: []string{}, Links: []mnemo.HandoffLink{}}
 
 	// Corrections of the period, the outgoing operator's when named.
 	all, err := s.corrections(ctx, sc, req.Since, until)
@@ -161,11 +100,11 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 		}
 	}
 	slices.SortFunc(cors, newestFirst)
-	patterns := map[string]*HandoffPattern{}
-	areas := map[string]*HandoffArea{}
-	area := func(name string) *HandoffArea {
+	patterns := map[string]*mnemo.HandoffPattern{}
+	areas := map[string]*mnemo.HandoffArea{}
+	area := func(name string) *mnemo.HandoffArea {
 		if areas[name] == nil {
-			areas[name] = &HandoffArea{Component: name}
+			areas[name] = &mnemo.HandoffArea{Component: name}
 		}
 		return areas[name]
 	}
@@ -176,7 +115,7 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 		}
 		p := patterns[cor.Category]
 		if p == nil {
-			p = &HandoffPattern{Category: cor.Category, Summaries: []string{}}
+			p = &mnemo.HandoffPattern{Category: cor.Category, Summaries: []string{}}
 			patterns[cor.Category] = p
 		}
 		p.Corrections++
@@ -218,7 +157,7 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 		return nil, err
 	}
 	slices.SortFunc(decisions, newestFirst)
-	questions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{QuestionTag}}})
+	questions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{mnemo.QuestionTag}}})
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +166,14 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	for _, p := range patterns {
 		h.Patterns = append(h.Patterns, *p)
 	}
-	slices.SortFunc(h.Patterns, func(a, b HandoffPattern) int {
+	slices.SortFunc(h.Patterns, func(a, b mnemo.HandoffPattern) int {
 		return cmp.Or(cmp.Compare(b.Corrections, a.Corrections), cmp.Compare(b.MissingContext, a.MissingContext),
 			strings.Compare(a.Category, b.Category))
 	})
 	for _, a := range areas {
 		h.Attention = append(h.Attention, *a)
 	}
-	slices.SortFunc(h.Attention, func(a, b HandoffArea) int {
+	slices.SortFunc(h.Attention, func(a, b mnemo.HandoffArea) int {
 		return cmp.Or(cmp.Compare(b.MissingContext, a.MissingContext), cmp.Compare(b.Corrections, a.Corrections),
 			cmp.Compare(b.CriticalEvents, a.CriticalEvents), strings.Compare(a.Component, b.Component))
 	})
@@ -305,7 +244,7 @@ func (s *Service) Handoff(ctx context.Context, c mnemo.Caller, req HandoffReques
 	section("Open questions", lines, func(i int) { h.Questions = append(h.Questions, questions[i].ID) })
 	lines = lines[:0]
 	links := causalLinks(events)
-	cause := map[string]HandoffLink{}
+	cause := map[string]mnemo.HandoffLink{}
 	for _, l := range links {
 		cause[l.To] = l
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 func TestHandoff(t *testing.T) {
@@ -22,7 +21,7 @@ func TestHandoff(t *testing.T) {
 	old := f.remember(t, "ops",
 		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use the Kiruna station as backup", At: at(f.now.Add(-30 * day)),
 			Decision: &mnemo.Decision{Title: "old backup", Decision: "Kiruna"}},
-		mnemo.NewRecord{Text: "Who owns the new antenna calibration?", Tags: []string{engine.QuestionTag}, At: at(f.now.Add(-20 * day))},
+		mnemo.NewRecord{Text: "Who owns the new antenna calibration?", Tags: []string{mnemo.QuestionTag}, At: at(f.now.Add(-20 * day))},
 	)
 	w := f.remember(t, "ops",
 		cor("kim", "pass-planning", "uplink", "brief lacked the backup-link status", true),
@@ -42,7 +41,7 @@ func TestHandoff(t *testing.T) {
 	named := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Pass aborted", Component: "ops", Criticality: fp(0.9),
 		Provenance: []string{"caused-by:" + thermal}, At: at(f.now.Add(-day + 3*time.Hour))})[0].ID
 
-	h, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "ops", From: "kim"})
+	h, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.HandoffRequest{From: "kim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +49,14 @@ func TestHandoff(t *testing.T) {
 		h.Patterns[0].MissingContext != 1 || h.Patterns[1].Category != "style" || h.Patterns[1].Corrections != 1 {
 		t.Errorf("patterns %+v", h.Patterns)
 	}
-	if len(h.Attention) != 3 || h.Attention[0] != (engine.HandoffArea{Component: "uplink", Corrections: 2, MissingContext: 1, CriticalEvents: 2}) {
+	if len(h.Attention) != 3 || h.Attention[0] != (mnemo.HandoffArea{Component: "uplink", Corrections: 2, MissingContext: 1, CriticalEvents: 2}) {
 		t.Errorf("attention %+v", h.Attention)
 	}
 	if !slices.Equal(h.Decisions, []string{decision}) || !slices.Equal(h.Questions, []string{old[1].ID}) ||
 		!slices.Equal(h.Timeline, []string{critical, thermal, saturated, named}) {
 		t.Errorf("decisions %v, questions %v, timeline %v", h.Decisions, h.Questions, h.Timeline)
 	}
-	wantLinks := []engine.HandoffLink{{From: critical, To: saturated, Why: "same component uplink, 2h0m0s later"}, {From: thermal, To: named, Why: "named"}}
+	wantLinks := []mnemo.HandoffLink{{From: critical, To: saturated, Why: "same component uplink, 2h0m0s later"}, {From: thermal, To: named, Why: "named"}}
 	if !slices.Equal(h.Links, wantLinks) {
 		t.Errorf("links %+v, want %+v", h.Links, wantLinks)
 	}
@@ -81,7 +80,7 @@ func TestHandoff(t *testing.T) {
 	}
 	// Everyone's corrections, on a tight budget: exact, within it, and
 	// the omitted lines counted.
-	tight, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "ops", Budget: 80})
+	tight, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.HandoffRequest{Budget: 80})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,17 +90,17 @@ func TestHandoff(t *testing.T) {
 	if tight.Patterns[1].Corrections != 2 { // style: kim's and lee's
 		t.Errorf("everyone's patterns %+v", tight.Patterns)
 	}
-	for name, req := range map[string]engine.HandoffRequest{
-		"budget too small": {Namespace: "ops", Budget: 5},
-		"negative budget":  {Namespace: "ops", Budget: -1},
-		"future since":     {Namespace: "ops", Since: f.now.Add(day)},
-		"two-line name":    {Namespace: "ops", From: "kim\nlee"},
+	for name, req := range map[string]mnemo.HandoffRequest{
+		"budget too small": {Budget: 5},
+		"negative budget":  {Budget: -1},
+		"future since":     {Since: f.now.Add(day)},
+		"two-line name":    {From: "kim\nlee"},
 	} {
-		if _, err := f.svc.Handoff(ctx, admin, req); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
 		}
 	}
-	empty, err := f.svc.Handoff(ctx, admin, engine.HandoffRequest{Namespace: "quiet"})
+	empty, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "quiet"), mnemo.HandoffRequest{})
 	if err != nil || !strings.Contains(empty.Markdown, "Nothing recorded") {
 		t.Errorf("empty namespace: %v\n%s", err, empty.Markdown)
 	}

@@ -29,7 +29,7 @@ func intentFixture(t *testing.T, chat *fakeChat, timeout time.Duration) *fixture
 
 func recallIntent(t *testing.T, f *fixture, ns, query, intent string) *mnemo.RecallResult {
 	t.Helper()
-	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Namespace: ns, Query: query, Intent: intent})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ns), mnemo.RecallRequest{Query: query, Intent: intent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestIntentByModel(t *testing.T) {
 	if b, _ := json.Marshal(res); !strings.Contains(string(b), `"intent":"howto","intent_by":"model"`) {
 		t.Fatalf("recall JSON: %s", b)
 	}
-	d, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Namespace: "ops", Task: generalQuery, Budget: 500})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, "ops"), mnemo.DigestRequest{Task: generalQuery, Budget: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestLearnedChannel(t *testing.T) {
 	// word no record holds, so that cat records can only come in through
 	// the learned relation.
 	query := "kitten zzyzx"
-	before, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "pets", Query: query, K: 300})
+	before, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "pets"), mnemo.RecallRequest{Query: query, K: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLearnedChannel(t *testing.T) {
 	if err != nil || n != 300 {
 		t.Fatalf("trained on %d records (want the 300 of level 0): %v", n, err)
 	}
-	after, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "pets", Query: query, K: 300})
+	after, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "pets"), mnemo.RecallRequest{Query: query, K: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestLearnedChannel(t *testing.T) {
 
 	// Another process on the same store loads the stored model.
 	g := open(t, f.path, nil)
-	res, err := g.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "pets", Query: query, K: 300})
+	res, err := g.svc.Recall(mnemo.WithCallerIn(ctx, admin, "pets"), mnemo.RecallRequest{Query: query, K: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func TestLearnedFactor(t *testing.T) {
 	ctx := context.Background()
 	f := open(t, "", nil)
 	f.remember(t, "pets", synonymCorpus(rand.New(rand.NewSource(5)))...)
-	query := mnemo.RecallRequest{Namespace: "pets", Query: "kitten whiskers", K: 20}
-	res, err := f.svc.Recall(ctx, admin, query)
+	query := mnemo.RecallRequest{Query: "kitten whiskers", K: 20}
+	res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "pets"), query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestLearnedFactor(t *testing.T) {
 	if _, err := f.svc.TrainSemantic(ctx, "pets"); err != nil {
 		t.Fatal(err)
 	}
-	if res, err = f.svc.Recall(ctx, admin, query); err != nil {
+	if res, err = f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "pets"), query); err != nil {
 		t.Fatal(err)
 	}
 	if res.Weights[mnemo.FactorLearned] != 0.3 {

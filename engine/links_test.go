@@ -34,7 +34,7 @@ func linkedMission(t *testing.T) (*fixture, map[string]string) {
 	} {
 		id[x.name] = f.remember(t, "ops", x.rec)[0].ID
 	}
-	if _, err := f.svc.Forget(ctx, admin, "ops", id["forgotten"]); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), id["forgotten"]); err != nil {
 		t.Fatal(err)
 	}
 	id["routing"] = f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Night passes go through Svalbard.", Importance: fp(0.9),
@@ -52,7 +52,7 @@ const linkTask = "plan tonight's Svalbard night pass routing"
 func TestDigestFollowsDecisionLinks(t *testing.T) {
 	f, id := linkedMission(t)
 	ctx := context.Background()
-	d, err := f.svc.Digest(ctx, mnemo.Caller{Name: "reader"}, mnemo.DigestRequest{Namespace: "ops", Task: linkTask, Budget: 2000})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "reader", Role: mnemo.RoleAdmin}, "ops"), mnemo.DigestRequest{Task: linkTask, Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +82,12 @@ func TestDigestFollowsDecisionLinks(t *testing.T) {
 		t.Errorf("markdown is %d tokens, used_tokens %d", n, d.UsedTokens)
 	}
 	// An operator with clearance sees the secret one offered too.
-	d, _ = f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: linkTask, Budget: 2000})
+	d, _ = f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: linkTask, Budget: 2000})
 	if !strings.Contains(d.Markdown, "The classified relay contract") {
 		t.Errorf("cleared digest lacks the secret linked decision:\n%s", d.Markdown)
 	}
 	// A domain-only digest offers no workflow decisions.
-	d, _ = f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: linkTask, Budget: 2000, Scope: mnemo.ScopeDomain})
+	d, _ = f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: linkTask, Budget: 2000, Scope: mnemo.ScopeDomain})
 	if strings.Contains(d.Markdown, "(linked)") {
 		t.Errorf("domain digest:\n%s", d.Markdown)
 	}
@@ -113,7 +113,7 @@ func TestDigestLinksWithinBudget(t *testing.T) {
 		linked int
 	}
 	digest := func(budget int) run {
-		d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: linkTask, Budget: budget})
+		d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: linkTask, Budget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestDigestLinksWithinBudget(t *testing.T) {
 		t.Errorf("no budget offered some but not all links, or none offered all: %+v", with)
 	}
 	for _, n := range []string{"stations", "briefs", "secret"} {
-		if _, err := f.svc.Forget(ctx, admin, "ops", id[n]); err != nil {
+		if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), id[n]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +157,7 @@ func TestDigestOffersAppliedPrinciples(t *testing.T) {
 	p := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindPrinciple, Text: "Redundancy beats cost for every critical link."})
 	d := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Night passes go through Svalbard and Inuvik both.",
 		Decision: &mnemo.Decision{Title: "Two stations for night passes", Principles: []string{p[0].ID}}})
-	got, err := f.svc.Digest(ctx, mnemo.Caller{Name: "reader"}, mnemo.DigestRequest{Namespace: "ops", Task: "route the night passes", Budget: 1000})
+	got, err := f.svc.Digest(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "reader", Role: mnemo.RoleAdmin}, "ops"), mnemo.DigestRequest{Task: "route the night passes", Budget: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestParaphrasesWithoutSharedWords(t *testing.T) {
 	}
 	top3, first, wrongFirst := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, p := range ps {
-		res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: p.Question, K: 3})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: p.Question, K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,8 +17,11 @@ import (
 // forgotten and superseded ones included — as JSONL, oldest first. It
 // returns the number of records written. It streams: memory stays within
 // a page of records (and one id per page), whatever the namespace's size.
-func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Writer) (int, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Export(ctx context.Context, w io.Writer) (int, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return 0, err
+	}
 	const pageSize = 500
 	opt := mnemo.ListOptions{IncludeDeleted: true, IncludeHistory: true, Limit: pageSize}
 	// The store lists newest first: note where each page ends, then write
@@ -76,13 +79,6 @@ func (s *Service) Export(ctx context.Context, c mnemo.Caller, ns string, w io.Wr
 	return n, bw.Flush()
 }
 
-// ImportResult says what an import did.
-type ImportResult struct {
-	Read     int `json:"read"`
-	Imported int `json:"imported"`
-	Skipped  int `json:"skipped"` // already present in the namespace (import is idempotent by id)
-}
-
 // ImportBatch is the number of records written per transaction by Import.
 const ImportBatch = 500
 
@@ -92,8 +88,11 @@ const ImportBatch = 500
 // second import of the same file changes nothing. Records are written in
 // transactions of ImportBatch; progress, when set, is called after each
 // committed batch with the number of records durably written so far.
-func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Reader, progress func(done, total int)) (ImportResult, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (mnemo.ImportResult, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return mnemo.ImportResult{}, err
+	}
 	var recs []*mnemo.Record
 	br := bufio.NewReaderSize(r, 1<<20)
 	line := 0
@@ -105,7 +104,7 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 			if len(b) > 0 {
 				rec, perr := s.parseImportLine(b, sc, c)
 				if perr != nil {
-					return ImportResult{}, mnemo.Errorf(mnemo.ErrorCode(perr), "line %d: %s", line, mnemo.ErrorMessage(perr))
+					return mnemo.ImportResult{}, mnemo.Errorf(mnemo.ErrorCode(perr), "line %d: %s", line, mnemo.ErrorMessage(perr))
 				}
 				recs = append(recs, rec)
 			}
@@ -114,16 +113,16 @@ func (s *Service) Import(ctx context.Context, c mnemo.Caller, ns string, r io.Re
 			break
 		}
 		if err != nil {
-			return ImportResult{}, fmt.Errorf("import: read: %w", err)
+			return mnemo.ImportResult{}, fmt.Errorf("import: read: %w", err)
 		}
 	}
-	res := ImportResult{Read: len(recs)}
+	res := mnemo.ImportResult{Read: len(recs)}
 	// Records keep their ids: ids are unique per namespace, so an export
 	// imports into any namespace as it is, whatever other namespaces hold.
 	seen := make(map[string]bool, len(recs))
 	for i, rec := range recs {
 		if seen[rec.ID] {
-			return ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
+			return mnemo.ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
 		}
 		seen[rec.ID] = true
 	}

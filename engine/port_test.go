@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // An export imported into a second namespace of the same store: ids are
@@ -27,15 +26,15 @@ func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	f.remember(t, "a", mnemo.NewRecord{Text: "The relay limit is 120 W", Supersedes: old.ID})
 	f.remember(t, "a", mnemo.NewRecord{Text: "custom id", ID: "adr-0001"})
 	var exp bytes.Buffer
-	if n, err := f.svc.Export(ctx, admin, "a", &exp); err != nil || n != 5 {
+	if n, err := f.svc.Export(mnemo.WithCallerIn(ctx, admin, "a"), &exp); err != nil || n != 5 {
 		t.Fatalf("export: %d %v", n, err)
 	}
 
-	res, err := f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
+	res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "b"), bytes.NewReader(exp.Bytes()), nil)
 	if err != nil || res.Imported != 5 || res.Skipped != 0 {
 		t.Fatalf("import into b: %+v %v", res, err)
 	}
-	list, err := f.svc.List(ctx, admin, "b", mnemo.ListOptions{IncludeHistory: true})
+	list, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "b"), mnemo.ListOptions{IncludeHistory: true})
 	if err != nil || len(list) != 5 {
 		t.Fatalf("b holds %d records (%v), want 5", len(list), err)
 	}
@@ -57,7 +56,7 @@ func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	}
 	// Each namespace has its own record under the shared id.
 	edited := "Use SQLite, in WAL mode"
-	if _, err := f.svc.Update(ctx, admin, "b", base.ID, mnemo.RecordPatch{Text: &edited}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, "b"), base.ID, mnemo.RecordPatch{Text: &edited}); err != nil {
 		t.Fatal(err)
 	}
 	if r := get(t, f, "a", base.ID); r.Text != "Use SQLite" || r.Namespace != "a" {
@@ -66,11 +65,11 @@ func TestImportIntoAnotherNamespaceOfTheSameStore(t *testing.T) {
 	if r := get(t, f, "a", dep.ID); r.Decision.DependsOn[0] != base.ID {
 		t.Errorf("original changed: %v", r.Decision.DependsOn)
 	}
-	res, err = f.svc.Import(ctx, admin, "b", bytes.NewReader(exp.Bytes()), nil)
+	res, err = f.svc.Import(mnemo.WithCallerIn(ctx, admin, "b"), bytes.NewReader(exp.Bytes()), nil)
 	if err != nil || res.Imported != 0 || res.Skipped != 5 {
 		t.Fatalf("second import into b: %+v %v", res, err)
 	}
-	res, err = f.svc.Import(ctx, admin, "a", bytes.NewReader(exp.Bytes()), nil)
+	res, err = f.svc.Import(mnemo.WithCallerIn(ctx, admin, "a"), bytes.NewReader(exp.Bytes()), nil)
 	if err != nil || res.Imported != 0 || res.Skipped != 5 {
 		t.Fatalf("import back into a: %+v %v", res, err)
 	}
@@ -82,18 +81,18 @@ func TestRememberWithTakenID(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
 	f.remember(t, "a", mnemo.NewRecord{Text: "first", ID: "rec-1"})
-	_, err := f.svc.Remember(ctx, admin, "a", []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
+	_, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "a"), []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, mnemo.WriteOptions{})
 	if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "record 2") {
 		t.Errorf("namespace a: %v, want %s for record 2", err, mnemo.ECONFLICT)
 	}
 	if n, _ := f.store.Count(ctx, "a"); n != 1 {
 		t.Errorf("namespace a: %d records after a refused batch", n)
 	}
-	w, err := f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, engine.WriteOptions{})
+	w, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "b"), []mnemo.NewRecord{{Text: "fresh"}, {Text: "second", ID: "rec-1"}}, mnemo.WriteOptions{})
 	if err != nil || w[1].ID != "rec-1" || w[1].Namespace != "b" {
 		t.Errorf("namespace b: %+v %v, want rec-1 written in b", w, err)
 	}
-	_, err = f.svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "x", ID: "twice"}, {Text: "y", ID: "twice"}}, engine.WriteOptions{})
+	_, err = f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "b"), []mnemo.NewRecord{{Text: "x", ID: "twice"}, {Text: "y", ID: "twice"}}, mnemo.WriteOptions{})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("the same id twice in a batch: %v", err)
 	}
@@ -118,7 +117,7 @@ func TestImportDefaultsImportanceAndConfidence(t *testing.T) {
 		`{"id":"nulls","text":"A record with null ratings","importance":null,"confidence":null}`,
 		`{"id":"rated","text":"A rated record","importance":0.9,"confidence":0.3}`,
 	}, "\n")
-	if _, err := f.svc.Import(ctx, admin, "a", strings.NewReader(in), nil); err != nil {
+	if _, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "a"), strings.NewReader(in), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := f.remember(t, "b", mnemo.NewRecord{Text: "written through remember"})[0]

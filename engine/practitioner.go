@@ -55,8 +55,11 @@ type patternGroup struct {
 // than MinRecurring included); one that is up to date is left as it is,
 // and one that was forgotten is not written again.
 // It returns the number of patterns written or updated.
-func (s *Service) DistillCorrections(ctx context.Context, c mnemo.Caller, ns string) (int, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) DistillCorrections(ctx context.Context) (int, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return 0, err
+	}
 	recs, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}}})
 	if err != nil {
 		return 0, err
@@ -169,9 +172,9 @@ func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g
 		return false, nil
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 		imp, conf := 0.6, 0.5
-		_, err := s.Remember(ctx, c, ns, []mnemo.NewRecord{{ID: id, Layer: mnemo.LayerPractitioner, Kind: mnemo.KindPreference, Text: text,
+		_, err := s.Remember(mnemo.WithCallerIn(ctx, c, ns), []mnemo.NewRecord{{ID: id, Layer: mnemo.LayerPractitioner, Kind: mnemo.KindPreference, Text: text,
 			Component: g.component, Tags: tags, Source: patternSource, Provenance: prov, Importance: &imp, Confidence: &conf,
-			AccessLevel: level, At: &last}}, WriteOptions{})
+			AccessLevel: level, At: &last}}, mnemo.WriteOptions{})
 		return err == nil, err
 	case err != nil:
 		return false, err
@@ -180,7 +183,7 @@ func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g
 	case old.Text == text && slices.Equal(old.Provenance, prov) && old.AccessLevel == level:
 		return false, nil // up to date
 	}
-	_, err = s.Update(ctx, c, ns, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
+	_, err = s.Update(mnemo.WithCallerIn(ctx, c, ns), id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
 	return err == nil, err
 }
 
@@ -191,14 +194,14 @@ func (s *Service) DistillAll(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := mnemo.Caller{Name: "practitioner", Clearance: mnemo.MaxAccessLevel}
+	c := system("practitioner")
 	out := map[string]int{}
 	var errs []error
 	for _, ns := range nss {
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		n, err := s.DistillCorrections(ctx, c, ns)
+		n, err := s.DistillCorrections(mnemo.WithCallerIn(ctx, c, ns))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("practitioner patterns of %s: %w", ns, err))
 		}

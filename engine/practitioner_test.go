@@ -41,11 +41,11 @@ func TestDistillCorrections(t *testing.T) {
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 	)
-	got, err := f.svc.DistillCorrections(ctx, admin, "ops")
+	got, err := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops"))
 	if err != nil || got != 2 {
 		t.Fatalf("distilled %d: %v", got, err)
 	}
-	anna, err := f.svc.Get(ctx, admin, "ops", engine.PatternID("ops", "anna", "units", "planner"))
+	anna, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), engine.PatternID("ops", "anna", "units", "planner"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,32 +60,32 @@ func TestDistillCorrections(t *testing.T) {
 	}
 	// The tag selects one operator's patterns; a reader without clearance
 	// does not see a pattern built on a restricted correction.
-	mine, err := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"operator:ben"}}})
+	mine, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"operator:ben"}}})
 	if err != nil || len(mine) != 1 || !strings.HasPrefix(mine[0].Text, "Operator ben corrects units in planner: 3 times") ||
 		!strings.Contains(mine[0].Text, "Typical fix: Azimuth in degrees (3 times). Outcomes: 2 accepted, 1 modified.") {
 		t.Fatalf("ben's patterns %v %v", mine, err)
 	}
-	if _, err := f.svc.Get(ctx, mnemo.Caller{Name: "reader"}, "ops", anna.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "reader", Role: mnemo.RoleAdmin}, "ops"), anna.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("a reader without clearance sees the restricted pattern: %v", err)
 	}
 	// Again: nothing changes. A fourth correction updates the pattern; a
 	// forgotten correction counts no more.
-	if got, _ := f.svc.DistillCorrections(ctx, admin, "ops"); got != 0 {
+	if got, _ := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops")); got != 0 {
 		t.Errorf("a second pass wrote %d", got)
 	}
 	f.remember(t, "ops", cor("anna", "style", "briefs", "Shorter briefs", mnemo.OutcomeModified, 0))
-	if _, err := f.svc.Forget(ctx, admin, "ops", w[1].ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), w[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.svc.DistillCorrections(ctx, admin, "ops"); got != 2 {
+	if got, _ := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops")); got != 2 {
 		t.Errorf("third pass wrote %d, want anna's style pattern and her units one updated", got)
 	}
-	anna, _ = f.svc.Get(ctx, admin, "ops", anna.ID)
+	anna, _ = f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), anna.ID)
 	if anna.Text != "Operator anna corrects units in planner: 2 times, 2026-10-03 – 2026-10-05. Typical fix: Power is given in watts, not dBm (2 times). Outcomes: 2 modified." {
 		t.Errorf("after a forgotten correction: %q", anna.Text)
 	}
 	// A digest of the practitioner scope for the operator's work finds it.
-	d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "planner power units", Scope: mnemo.ScopePractitioner,
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "planner power units", Scope: mnemo.ScopePractitioner,
 		Budget: 1000, Filter: mnemo.Filter{Tags: []string{"operator:anna"}}})
 	if err != nil || !strings.Contains(d.Markdown, "Operator anna corrects units in planner") || strings.Contains(d.Markdown, "RAW") {
 		t.Errorf("digest: %v\n%s", err, d.Markdown)

@@ -84,8 +84,11 @@ func dedupIDs(ids []string) []string {
 // citing its id, or naming it in words (a free-text principle equal to
 // the principle's text, case and a final period aside) — oldest first;
 // the principles most applied first, then oldest first.
-func (s *Service) Principles(ctx context.Context, c mnemo.Caller, ns string) ([]mnemo.Principle, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Principles(ctx context.Context) ([]mnemo.Principle, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindPrinciple}}})
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // TestPrinciples: decisions cite principles by id (or name them in
@@ -18,7 +17,7 @@ import (
 func TestPrinciples(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
-	public := mnemo.Caller{Name: "reader", Clearance: 0}
+	public := mnemo.Caller{Name: "reader", Clearance: 0, Role: mnemo.RoleAdmin}
 	w := f.remember(t, "",
 		mnemo.NewRecord{Kind: mnemo.KindPrinciple, Text: "Prefer boring technology."},
 		mnemo.NewRecord{Kind: mnemo.KindPrinciple, Text: "Keep the vault keys offline.", AccessLevel: 3},
@@ -40,7 +39,7 @@ func TestPrinciples(t *testing.T) {
 	}
 
 	remember := func(c mnemo.Caller, n mnemo.NewRecord) error {
-		_, err := f.svc.Remember(ctx, c, "", []mnemo.NewRecord{n}, engine.WriteOptions{})
+		_, err := f.svc.Remember(mnemo.WithCallerIn(ctx, c, ""), []mnemo.NewRecord{n}, mnemo.WriteOptions{})
 		return err
 	}
 	unknown := remember(public, mnemo.NewRecord{Text: "x", Decision: &mnemo.Decision{Principles: []string{"01NOSUCHPRINCIPLE"}}})
@@ -64,24 +63,25 @@ func TestPrinciples(t *testing.T) {
 		t.Errorf("a malformed id: %v, want EINVALID", err)
 	}
 	// A principle written in the same batch may be cited.
-	batch, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{
+	batch, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{
 		{ID: "principle-small-batches", Kind: mnemo.KindPrinciple, Text: "Ship in small batches."},
 		{Text: "Release weekly.", Decision: &mnemo.Decision{Principles: []string{"principle-small-batches"}}},
-	}, engine.WriteOptions{})
+	}, mnemo.WriteOptions{})
+
 	if err != nil {
 		t.Fatalf("citing a principle of the same batch: %v", err)
 	}
 	// An edit is checked as a write.
 	bad := mnemo.Decision{Principles: []string{"01NOSUCHPRINCIPLE"}}
-	if _, err := f.svc.Update(ctx, admin, "", systemd, mnemo.RecordPatch{Decision: &bad}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), systemd, mnemo.RecordPatch{Decision: &bad}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("an edit citing an unknown principle: %v, want EINVALID", err)
 	}
 	lvl0 := 0
-	if _, err := f.svc.Update(ctx, admin, "", rotate, mnemo.RecordPatch{AccessLevel: &lvl0}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), rotate, mnemo.RecordPatch{AccessLevel: &lvl0}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("lowering a decision below its principle: %v, want EINVALID", err)
 	}
 
-	list, err := f.svc.Principles(ctx, public, "")
+	list, err := f.svc.Principles(mnemo.WithCallerIn(ctx, public, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestPrinciples(t *testing.T) {
 	if list[1].ID != "principle-small-batches" || len(list[1].Decisions) != 1 || list[1].Decisions[0].ID != batch[1].ID {
 		t.Errorf("second principle = %+v", list[1])
 	}
-	all, err := f.svc.Principles(ctx, admin, "")
+	all, err := f.svc.Principles(mnemo.WithCallerIn(ctx, admin, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +110,10 @@ func TestPrinciples(t *testing.T) {
 		t.Errorf("principles at clearance max = %+v, want 3, boring technology applied 3 times", all)
 	}
 	// A forgotten principle leaves the registry.
-	if _, err := f.svc.Forget(ctx, admin, "", "principle-small-batches"); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), "principle-small-batches"); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := f.svc.Principles(ctx, public, ""); len(list) != 1 {
+	if list, _ := f.svc.Principles(mnemo.WithCallerIn(ctx, public, "")); len(list) != 1 {
 		t.Errorf("after forgetting one: %d principles, want 1", len(list))
 	}
 }

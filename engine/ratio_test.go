@@ -20,7 +20,7 @@ func TestDigestScoreRatio(t *testing.T) {
 	}
 	f.remember(t, "ops", recs...)
 	task := "Svalbard uplink antenna calibration"
-	d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: task, Budget: 4000})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: task, Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestDigestScoreRatio(t *testing.T) {
 		t.Fatalf("entries %d, omitted %d, weaker %d, candidates %d: want weaker candidates left out", len(d.Entries), d.Omitted, d.Weaker, d.Candidates)
 	}
 	zero := 0.0
-	all, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: task, Budget: 4000, MinScoreRatio: &zero})
+	all, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: task, Budget: 4000, MinScoreRatio: &zero})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestDigestScoreRatio(t *testing.T) {
 			len(all.Entries), all.UsedTokens, all.Weaker, len(d.Entries), d.UsedTokens, d.Weaker)
 	}
 	for _, bad := range []float64{-0.1, 1.5} {
-		if _, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: task, MinScoreRatio: &bad}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: task, MinScoreRatio: &bad}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("min_score_ratio %v: %v, want EINVALID", bad, err)
 		}
 	}
 	// A listing by filter has no "best answer": the ratio does not apply.
 	one := 1.0
-	list, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindFact}}, Budget: 8000, MinScoreRatio: &one})
+	list, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindFact}}, Budget: 8000, MinScoreRatio: &one})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,11 @@ type ranking struct {
 // Recall returns the k best records for a query, each with its factor
 // breakdown. Errors: EINVALID for an empty or oversized query, a bad filter,
 // preset or intent.
-func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+func (s *Service) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	c, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if req.K == 0 {
 		req.K = 10
 	}
@@ -38,9 +42,8 @@ func (s *Service) Recall(ctx context.Context, c mnemo.Caller, req mnemo.RecallRe
 		return nil, mnemo.Errorf(mnemo.EINVALID, "k %d is outside 1..1000", req.K)
 	}
 	if req.Filter.AsKnownAt != nil {
-		return s.recallKnownAt(ctx, c, req) // transaction time: asknown.go
+		return s.recallKnownAt(ctx, sc, req) // transaction time: asknown.go
 	}
-	sc := scopeOf(c, req.Namespace)
 	rk, err := s.rank(ctx, sc, req.Query, req.Filter, req.Preset, req.Intent, false, req.MinRelevance)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // A digest names its entries by short references; every operation that
@@ -26,8 +25,8 @@ func TestShortReferences(t *testing.T) {
 	if len(ref) != mnemo.RefLen || !strings.HasSuffix(id, ref) {
 		t.Fatalf("ShortRef(%s) = %s", id, ref)
 	}
-	reader := mnemo.Caller{Name: "reader", Clearance: 1}
-	d, err := f.svc.Digest(ctx, reader, mnemo.DigestRequest{Namespace: "ops", Task: "who takes the Svalbard night passes", Budget: 500})
+	reader := mnemo.Caller{Name: "reader", Clearance: 1, Role: mnemo.RoleAdmin}
+	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.DigestRequest{Task: "who takes the Svalbard night passes", Budget: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,36 +36,36 @@ func TestShortReferences(t *testing.T) {
 	if len(d.Entries) == 0 || d.Entries[0].ID != id {
 		t.Errorf("the digest's entries keep whole ids: %+v", d.Entries)
 	}
-	if got, err := f.svc.Get(ctx, reader, "ops", ref); err != nil || got.ID != id {
+	if got, err := f.svc.Get(mnemo.WithCallerIn(ctx, reader, "ops"), ref); err != nil || got.ID != id {
 		t.Errorf("Get(%s) = %v, %v", ref, got, err)
 	}
-	if revs, err := f.svc.History(ctx, reader, "ops", ref); err != nil || len(revs) == 0 {
+	if revs, err := f.svc.History(mnemo.WithCallerIn(ctx, reader, "ops"), ref); err != nil || len(revs) == 0 {
 		t.Errorf("History(%s) = %v, %v", ref, revs, err)
 	}
-	if _, err := f.svc.Get(ctx, reader, "ops", mnemo.ShortRef(secret)); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, reader, "ops"), mnemo.ShortRef(secret)); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("a reference above the clearance: %v, want ENOTFOUND", err)
 	}
-	if _, err := f.svc.Get(ctx, reader, "other", ref); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, reader, "other"), ref); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("a reference in another namespace: %v, want ENOTFOUND", err)
 	}
-	if _, err := f.svc.Forget(ctx, reader, "ops", "ZQ00001"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, reader, "ops"), "ZQ00001"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("a suffix shorter than a reference: %v, want ENOTFOUND", err)
 	}
-	if _, err := f.svc.Forget(ctx, reader, "ops", "XZQ00001"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND && err == nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, reader, "ops"), "XZQ00001"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND && err == nil {
 		t.Errorf("an unknown reference forgot something")
 	}
-	if _, err := f.svc.Forget(ctx, admin, "ops", "BZQ00001"); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), "BZQ00001"); err != nil {
 		t.Errorf("Forget by a unique reference: %v", err)
 	}
 	w2 := f.remember(t, "ops", mnemo.NewRecord{ID: "01J" + strings.Repeat("C", 15) + "BZQ00001", Text: "Inuvik is back."})
-	if _, err := f.svc.Get(ctx, admin, "ops", "BZQ00001"); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), "BZQ00001"); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("an ambiguous reference: %v, want EINVALID", err)
 	}
-	r, err := f.svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{{Text: "The Svalbard station takes every night pass from Monday.", Supersedes: ref}}, engine.WriteOptions{})
+	r, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{{Text: "The Svalbard station takes every night pass from Monday.", Supersedes: ref}}, mnemo.WriteOptions{})
 	if err != nil || len(r) != 1 {
 		t.Fatalf("supersede by reference: %v", err)
 	}
-	if old, err := f.svc.Get(ctx, admin, "ops", id); err != nil || old.ValidTo == nil {
+	if old, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), id); err != nil || old.ValidTo == nil {
 		t.Errorf("the record superseded by reference is still valid: %+v %v", old, err)
 	}
 	_ = w2

@@ -24,7 +24,7 @@ var opsRecords = []mnemo.NewRecord{
 
 func digestOf(t *testing.T, f *fixture, task string) *mnemo.Digest {
 	t.Helper()
-	d, err := f.svc.Digest(context.Background(), admin, mnemo.DigestRequest{Task: task, Budget: 2000})
+	d, err := f.svc.Digest(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.DigestRequest{Task: task, Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestOffTopicDigestIsTiny(t *testing.T) {
 		if !strings.Contains(d.Markdown, "Nothing in memory is relevant") {
 			t.Errorf("%q: the digest does not say nothing is relevant:\n%s", task, d.Markdown)
 		}
-		res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: task})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: task})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestFloorStopwordsChangeNothing(t *testing.T) {
 	f := open(t, "", nil)
 	f.remember(t, "", opsRecords...)
 	ids := func(q string) string {
-		res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: q, K: 50})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: q, K: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestMinRelevance(t *testing.T) {
 	f.remember(t, "", opsRecords...)
 	ctx := context.Background()
 	recall := func(q string, m *float64) *mnemo.RecallResult {
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: q, K: 50, MinRelevance: m})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: q, K: 50, MinRelevance: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestMinRelevance(t *testing.T) {
 		}
 	}
 	for _, bad := range []float64{-0.1, 1.5} {
-		_, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: q, MinRelevance: &bad})
+		_, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: q, MinRelevance: &bad})
 		if mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Fatalf("min_relevance %v: %v", bad, err)
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 // low is a caller of clearance 0.
-var low = mnemo.Caller{Name: "reader", Clearance: 0}
+var low = mnemo.Caller{Name: "reader", Clearance: 0, Role: mnemo.RoleAdmin}
 
 // TestHistoryRedactsRevisionsAboveClearance: lowering a level-3 record to
 // level 0 does not show a clearance-0 caller the text it had at level 3.
@@ -23,10 +23,10 @@ func TestHistoryRedactsRevisionsAboveClearance(t *testing.T) {
 	ctx := context.Background()
 	r := f.remember(t, "", mnemo.NewRecord{Text: "The vault PIN is 4711", AccessLevel: 3})[0]
 	text, level := "The vault has a PIN", 0
-	if _, err := f.svc.Update(ctx, admin, "", r.ID, mnemo.RecordPatch{Text: &text, AccessLevel: &level}); err != nil {
+	if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), r.ID, mnemo.RecordPatch{Text: &text, AccessLevel: &level}); err != nil {
 		t.Fatal(err)
 	}
-	revs, err := f.svc.History(ctx, low, "", r.ID)
+	revs, err := f.svc.History(mnemo.WithCallerIn(ctx, low, ""), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestHistoryRedactsRevisionsAboveClearance(t *testing.T) {
 	if b, _ := json.Marshal(revs); strings.Contains(string(b), "4711") {
 		t.Errorf("history at clearance 0 carries the level-3 text: %s", b)
 	}
-	if all, err := f.svc.History(ctx, admin, "", r.ID); err != nil || all[0].Redacted || !strings.Contains(all[0].Record.Text, "4711") {
+	if all, err := f.svc.History(mnemo.WithCallerIn(ctx, admin, ""), r.ID); err != nil || all[0].Redacted || !strings.Contains(all[0].Record.Text, "4711") {
 		t.Errorf("history at full clearance = %+v %v", all, err)
 	}
 }
@@ -56,24 +56,24 @@ func TestEpisodeHistoryRedactsForgottenSecret(t *testing.T) {
 		{Text: "Anna: Power came back after the generator started again.", Thread: "t", At: at(start.Add(2 * time.Minute))},
 	}
 	w := f.remember(t, "ops", turns...)
-	ep, err := f.svc.Summarize(ctx, admin, "ops", "t", 400)
+	ep, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "t", 400)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ep.Record.AccessLevel != 3 || !strings.Contains(ep.Record.Text, "kestrel-9921") {
 		t.Fatalf("first episode: level %d, %q", ep.Record.AccessLevel, ep.Record.Text)
 	}
-	if _, err := f.svc.Forget(ctx, admin, "ops", w[1].ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), w[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	ep, err = f.svc.Summarize(ctx, admin, "ops", "t", 400)
+	ep, err = f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "t", 400)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ep.Record.AccessLevel != 0 || strings.Contains(ep.Record.Text, "kestrel") {
 		t.Fatalf("second episode: level %d, %q", ep.Record.AccessLevel, ep.Record.Text)
 	}
-	revs, err := f.svc.History(ctx, low, "ops", ep.Record.ID)
+	revs, err := f.svc.History(mnemo.WithCallerIn(ctx, low, "ops"), ep.Record.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestRecallScoresIgnoreHiddenRecords(t *testing.T) {
 	for _, q := range []string{"vault PIN", "what is the vault pin", "quarterly rotation", "4711", "vault inspection shift"} {
 		var got [2]*mnemo.RecallResult
 		for i, f := range []*fixture{a, b} {
-			res, err := f.svc.Recall(ctx, low, mnemo.RecallRequest{Namespace: "ns", Query: q, K: 10})
+			res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, low, "ns"), mnemo.RecallRequest{Query: q, K: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,16 +140,16 @@ func TestPurgeRespectsClearance(t *testing.T) {
 	ctx := context.Background()
 	w := f.remember(t, "", mnemo.NewRecord{Text: "public note to drop"}, mnemo.NewRecord{Text: "secret note to keep", AccessLevel: 3})
 	for _, r := range w {
-		if _, err := f.svc.Forget(ctx, admin, "", r.ID); err != nil {
+		if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), r.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.now = f.now.Add(30 * 24 * time.Hour)
-	n, err := f.svc.Purge(ctx, low, "", 7*24*time.Hour)
+	n, err := f.svc.Purge(mnemo.WithCallerIn(ctx, low, ""), 7*24*time.Hour)
 	if err != nil || n != 1 {
 		t.Fatalf("purge at clearance 0 = %d %v, want 1", n, err)
 	}
-	if _, err := f.svc.Get(ctx, admin, "", w[1].ID); err != nil {
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ""), w[1].ID); err != nil {
 		t.Errorf("the level-3 record was purged: %v", err)
 	}
 }
@@ -161,24 +161,24 @@ func TestIDsValidated(t *testing.T) {
 	ctx := context.Background()
 	huge := strings.Repeat("x", 1<<20)
 	for _, id := range []string{huge, "a b", "a\x1b[2J", "a\nb", "../x?y#z"} {
-		_, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{ID: id, Text: "a note"}}, engine.WriteOptions{})
+		_, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{ID: id, Text: "a note"}}, mnemo.WriteOptions{})
 		if mnemo.ErrorCode(err) != mnemo.EINVALID || strings.Contains(mnemo.ErrorMessage(err), id) {
 			t.Errorf("remember with id %.20q: %v, want EINVALID without the id", id, err)
 		}
-		if _, err := f.svc.Get(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ""), id); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("get %.20q: %v, want EINVALID", id, err)
 		}
-		if _, err := f.svc.History(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.History(mnemo.WithCallerIn(ctx, admin, ""), id); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("history %.20q: %v, want EINVALID", id, err)
 		}
-		if _, err := f.svc.Forget(ctx, admin, "", id); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), id); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("forget %.20q: %v, want EINVALID", id, err)
 		}
-		if _, err := f.svc.Update(ctx, admin, "", id, mnemo.RecordPatch{Importance: fp(0.5)}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), id, mnemo.RecordPatch{Importance: fp(0.5)}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("update %.20q: %v, want EINVALID", id, err)
 		}
 	}
-	if _, err := f.svc.Import(ctx, admin, "", strings.NewReader(`{"id":"a b","text":"x"}`+"\n"), nil); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, ""), strings.NewReader(`{"id":"a b","text":"x"}`+"\n"), nil); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("import of a malformed id: %v, want EINVALID", err)
 	}
 	if w := f.remember(t, "", mnemo.NewRecord{ID: "adr:0001/use-sqlite_v2.md", Text: "a note"}); w[0].ID != "adr:0001/use-sqlite_v2.md" {
@@ -207,7 +207,7 @@ func TestExtractionStateKeysPerNamespace(t *testing.T) {
 	write("a/b", "c", start.Add(30*time.Minute))
 	write("a", "b/c", start)
 	for _, ns := range []string{"a/b", "a"} {
-		got, err := f.svc.List(ctx, admin, ns, mnemo.ListOptions{})
+		got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ns), mnemo.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestIDsAreNamespaceScoped(t *testing.T) {
 			At: at(start.Add(time.Duration(i) * time.Minute))})
 	}
 	w := f.remember(t, "victim", turns...)
-	ep, err := f.svc.Summarize(ctx, admin, "victim", "t", 200)
+	ep, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "victim"), "t", 200)
 	if err != nil || ep.Record.ID != squat || ep.Record.Namespace != "victim" {
 		t.Fatalf("the victim's episode: %+v %v", ep, err)
 	}
@@ -273,14 +273,14 @@ func TestIDsAreNamespaceScoped(t *testing.T) {
 		t.Errorf("background episodes: %v %v", n, err)
 	}
 	// The attacker learns nothing of the victim's ids.
-	if _, err := f.svc.Remember(ctx, admin, "attacker", []mnemo.NewRecord{{ID: w[0].ID, Text: "probe"}}, engine.WriteOptions{}); err != nil {
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "attacker"), []mnemo.NewRecord{{ID: w[0].ID, Text: "probe"}}, mnemo.WriteOptions{}); err != nil {
 		t.Errorf("writing an id another namespace holds: %v", err)
 	}
 	line := fmt.Sprintf(`{"id":%q,"text":"probe"}`+"\n", w[1].ID)
-	if res, err := f.svc.Import(ctx, admin, "attacker", strings.NewReader(line), nil); err != nil || res.Imported != 1 {
+	if res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "attacker"), strings.NewReader(line), nil); err != nil || res.Imported != 1 {
 		t.Errorf("importing an id another namespace holds: %+v %v", res, err)
 	}
-	if r, err := f.svc.Get(ctx, admin, "victim", w[0].ID); err != nil || r.Text != turns[0].Text {
+	if r, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "victim"), w[0].ID); err != nil || r.Text != turns[0].Text {
 		t.Errorf("the victim's record after the probes: %+v %v", r, err)
 	}
 }

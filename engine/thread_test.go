@@ -13,7 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/embed"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // conversation is a short chat whose last turn names none of the words of
@@ -64,7 +63,7 @@ func sameVector(a, b []float32) bool {
 
 func get(t *testing.T, f *fixture, ns, id string) *mnemo.Record {
 	t.Helper()
-	r, err := f.svc.Get(context.Background(), admin, ns, id)
+	r, err := f.svc.Get(mnemo.WithCallerIn(context.Background(), admin, ns), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func get(t *testing.T, f *fixture, ns, id string) *mnemo.Record {
 
 func semanticOf(t *testing.T, f *fixture, ns, query, id string) float64 {
 	t.Helper()
-	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Namespace: ns, Query: query, K: 10})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ns), mnemo.RecallRequest{Query: query, K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +143,7 @@ func TestThreadContextSameForBatchAppendAndReembed(t *testing.T) {
 	start := f.now.Add(-time.Hour)
 	recs := threadRecords("chat", start)
 	batch := f.remember(t, "batch", recs...)
-	var appended []engine.Written
+	var appended []mnemo.Written
 	for _, r := range recs {
 		appended = append(appended, f.remember(t, "append", r)...)
 	}
@@ -192,7 +191,7 @@ func TestThreadContextRespectsClearanceAndForget(t *testing.T) {
 	}
 
 	// A forgotten record is skipped.
-	if _, err := f.svc.Forget(context.Background(), admin, "ops", w2[0].ID); err != nil {
+	if _, err := f.svc.Forget(mnemo.WithCallerIn(context.Background(), admin, "ops"), w2[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	next := mnemo.NewRecord{Text: "Next handover moved to 13:00", Thread: "ops", AccessLevel: 3, At: at(start.Add(3 * time.Minute))}
@@ -204,7 +203,7 @@ func TestThreadContextRespectsClearanceAndForget(t *testing.T) {
 	// Lowering a record's access level recomputes its context; so does
 	// leaving the thread.
 	lvl := 0
-	u, err := f.svc.Update(context.Background(), admin, "ops", w3[0].ID, mnemo.RecordPatch{AccessLevel: &lvl})
+	u, err := f.svc.Update(mnemo.WithCallerIn(context.Background(), admin, "ops"), w3[0].ID, mnemo.RecordPatch{AccessLevel: &lvl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +211,7 @@ func TestThreadContextRespectsClearanceAndForget(t *testing.T) {
 		t.Error("update to level 0: wrong context")
 	}
 	none := ""
-	u, err = f.svc.Update(context.Background(), admin, "ops", w3[0].ID, mnemo.RecordPatch{Thread: &none})
+	u, err = f.svc.Update(mnemo.WithCallerIn(context.Background(), admin, "ops"), w3[0].ID, mnemo.RecordPatch{Thread: &none})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +230,7 @@ func TestThreadValidation(t *testing.T) {
 		long[i] = 'a'
 	}
 	for name, thread := range map[string]string{"too long": string(long), "bad utf-8": "\xff\xfe"} {
-		_, err := f.svc.Remember(context.Background(), admin, "", []mnemo.NewRecord{{Text: "x y z", Thread: thread}}, engine.WriteOptions{})
+		_, err := f.svc.Remember(mnemo.WithCallerIn(context.Background(), admin, ""), []mnemo.NewRecord{{Text: "x y z", Thread: thread}}, mnemo.WriteOptions{})
 		if err == nil {
 			t.Errorf("%s: thread accepted", name)
 		}
@@ -265,7 +264,7 @@ func TestThreadFactor(t *testing.T) {
 	w := f.remember(t, "", recs...)
 
 	query := "Svalbard ground station pass telemetry link"
-	res, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: query, K: 10})
+	res, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: query, K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +295,7 @@ func TestThreadFactor(t *testing.T) {
 		}
 	}
 
-	aura, err := f.svc.Recall(context.Background(), admin, mnemo.RecallRequest{Query: query, K: 10, Preset: "aura"})
+	aura, err := f.svc.Recall(mnemo.WithCallerIn(context.Background(), admin, ""), mnemo.RecallRequest{Query: query, K: 10, Preset: "aura"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,14 +319,14 @@ func BenchmarkRememberAppend(b *testing.B) {
 	ctx := context.Background()
 	syn := bench.NewSynth(7, f.now)
 	for range 20 {
-		if _, err := f.svc.Remember(ctx, admin, "", syn.Records(1000), engine.WriteOptions{}); err != nil {
+		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), syn.Records(1000), mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := range 50 {
 		r := syn.Record()
 		r.Thread, r.At = "chat", at(f.now.Add(time.Duration(i-1000)*time.Minute))
-		if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{r}, engine.WriteOptions{}); err != nil {
+		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{r}, mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -341,7 +340,7 @@ func BenchmarkRememberAppend(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				recs[i].Thread, recs[i].At = thread, at(f.now.Add(time.Duration(i)*time.Second))
-				if _, err := f.svc.Remember(ctx, admin, "", recs[i:i+1], engine.WriteOptions{}); err != nil {
+				if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), recs[i:i+1], mnemo.WriteOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -384,7 +383,7 @@ func TestThreadVectorsStayCanonical(t *testing.T) {
 					old := get(t, f, "", ids[rng.Intn(len(ids))])
 					batch[0].Text, batch[0].Thread, batch[0].AccessLevel = old.Text, old.Thread, old.AccessLevel
 				}
-				out, err := f.svc.Remember(ctx, admin, "", batch, engine.WriteOptions{Dedup: rng.Intn(2) == 0})
+				out, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), batch, mnemo.WriteOptions{Dedup: rng.Intn(2) == 0})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -407,15 +406,15 @@ func TestThreadVectorsStayCanonical(t *testing.T) {
 					th := []string{"a", "b", ""}[rng.Intn(3)]
 					p.Thread = &th
 				}
-				if _, err := f.svc.Update(ctx, admin, "", id, p); err != nil && mnemo.ErrorCode(err) != mnemo.ECONFLICT {
+				if _, err := f.svc.Update(mnemo.WithCallerIn(ctx, admin, ""), id, p); err != nil && mnemo.ErrorCode(err) != mnemo.ECONFLICT {
 					t.Fatalf("step %d: update: %v", step, err)
 				}
 			case op < 9:
-				if _, err := f.svc.Forget(ctx, admin, "", ids[rng.Intn(len(ids))]); err != nil {
+				if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, ""), ids[rng.Intn(len(ids))]); err != nil {
 					t.Fatal(err)
 				}
 			default:
-				if _, err := f.svc.Restore(ctx, admin, "", ids[rng.Intn(len(ids))]); err != nil {
+				if _, err := f.svc.Restore(mnemo.WithCallerIn(ctx, admin, ""), ids[rng.Intn(len(ids))]); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -453,12 +452,12 @@ func TestThreadConcurrentAppends(t *testing.T) {
 			for i := range each {
 				at := start.Add(time.Duration(i*writers+w) * time.Second)
 				text := fmt.Sprintf("writer %d says turn %d about the relay uplink", w, i)
-				if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: text, Thread: "chat", At: &at}}, engine.WriteOptions{}); err != nil {
+				if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: text, Thread: "chat", At: &at}}, mnemo.WriteOptions{}); err != nil {
 					errs <- err
 					return
 				}
 				if i%5 == 4 {
-					if _, err := f.svc.Remember(ctx, admin, "", []mnemo.NewRecord{{Text: "side note " + text, Thread: "other", At: &at}}, engine.WriteOptions{}); err != nil {
+					if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), []mnemo.NewRecord{{Text: "side note " + text, Thread: "other", At: &at}}, mnemo.WriteOptions{}); err != nil {
 						errs <- err
 						return
 					}
@@ -471,7 +470,7 @@ func TestThreadConcurrentAppends(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	recs, err := f.svc.List(ctx, admin, "", mnemo.ListOptions{Limit: 1000})
+	recs, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ""), mnemo.ListOptions{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

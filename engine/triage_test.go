@@ -29,7 +29,7 @@ func TestTriageRateIsSharedThroughTheStore(t *testing.T) {
 	ctx := context.Background()
 	digest := func(f *fixture) *mnemo.Digest {
 		t.Helper()
-		d, err := f.svc.Digest(ctx, admin, mnemo.DigestRequest{Task: "relay link alarm", Budget: 2000})
+		d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, ""), mnemo.DigestRequest{Task: "relay link alarm", Budget: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestTriageRateIsSharedThroughTheStore(t *testing.T) {
 					evs = append(evs, mnemo.NewRecord{Kind: mnemo.KindEvent, Criticality: fp(float64(j) / 3),
 						Text: fmt.Sprintf("relay link alarm %d from process %d at step %d", j, i, step)})
 				}
-				if _, err := f.svc.Remember(ctx, admin, "", evs, engine.WriteOptions{}); err != nil {
+				if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), evs, mnemo.WriteOptions{}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -91,7 +91,7 @@ func TestTriageRateIsSharedThroughTheStore(t *testing.T) {
 		if d.Triage != nil || strings.Contains(d.Markdown, "Triage") {
 			t.Fatalf("still in triage a minute after the flood: %+v", d.Triage)
 		}
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Query: "relay link alarm"})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, ""), mnemo.RecallRequest{Query: "relay link alarm"})
 		if err != nil || res.Triage != nil {
 			t.Fatalf("recall after the flood: %+v %v", res.Triage, err)
 		}

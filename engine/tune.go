@@ -116,8 +116,12 @@ type tunedEntry struct {
 func tuningKey(ns string) string { return "tuning/" + ns }
 
 // Tuning returns the namespace's tuning history (empty when never tuned).
-func (s *Service) Tuning(ctx context.Context, c mnemo.Caller, ns string) (*Tuning, error) {
-	return s.loadTuning(ctx, scopeOf(c, ns).Namespace)
+func (s *Service) Tuning(ctx context.Context) (*Tuning, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadTuning(ctx, sc.Namespace)
 }
 
 func (s *Service) loadTuning(ctx context.Context, ns string) (*Tuning, error) {
@@ -226,10 +230,13 @@ func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple,
 // correction triples of the request's period and, unless dryRun, makes an
 // accepted setting the active version. A refused search is not an error:
 // the result says why.
-func (s *Service) Tune(ctx context.Context, c mnemo.Caller, ns string, req mnemo.CorrectionRequest, dryRun bool) (*TuneResult, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*TuneResult, error) {
+	c, sc, err := admin(ctx, "tuning")
+	if err != nil {
+		return nil, err
+	}
 	var ts []tuneTriple
-	_, err := s.CorrectionTriples(ctx, c, ns, req, func(t mnemo.CorrectionTriple) error {
+	_, err = s.CorrectionTriples(ctx, req, func(t mnemo.CorrectionTriple) error {
 		if len(ts) >= tuneMaxTriples || len(t.Missed) == 0 {
 			return nil
 		}
@@ -383,8 +390,11 @@ func SearchWeights(from score.Weights, fromValue, step float64, rounds int, vali
 
 // Rollback makes an earlier tuning version active; version 0 restores the
 // preset's own weights. Errors: ENOTFOUND for an unknown version.
-func (s *Service) Rollback(ctx context.Context, c mnemo.Caller, ns string, version int) (*Tuning, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Rollback(ctx context.Context, version int) (*Tuning, error) {
+	c, sc, err := admin(ctx, "rolling back tuning")
+	if err != nil {
+		return nil, err
+	}
 	t, err := s.loadTuning(ctx, sc.Namespace)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ func TestTuneFromCorrections(t *testing.T) {
 		targets = append(targets, target{rule.ID, w + " procedure safety officer"})
 	}
 	inTop := func(tg target, k int) bool {
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: tg.query, K: k})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: k})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,14 +53,14 @@ func TestTuneFromCorrections(t *testing.T) {
 		return false
 	}
 	// Too little data: a refusal, not an error.
-	res, err := f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, false)
+	res, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil || res.Accepted || !strings.Contains(res.Reason, "not enough validation data") {
 		t.Fatalf("tune without corrections: %+v %v", res, err)
 	}
 	// Each miss is corrected, naming its retrieval and the missing rule.
 	missed := 0
 	for _, tg := range targets {
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: tg.query, K: engine.TuneK})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: engine.TuneK})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,14 +83,14 @@ func TestTuneFromCorrections(t *testing.T) {
 		t.Fatalf("only %d of %d rules were missed: the scenario does not bury them", missed, len(targets))
 	}
 
-	dry, err := f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, true)
+	dry, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, true)
 	if err != nil || !dry.Accepted || !dry.DryRun || dry.Version != 0 {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	if tn, _ := f.svc.Tuning(ctx, admin, "ops"); tn.Active != 0 || len(tn.Versions) != 0 {
+	if tn, _ := f.svc.Tuning(mnemo.WithCallerIn(ctx, admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
 		t.Fatalf("a dry run saved a version: %+v", tn)
 	}
-	res, err = f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, false)
+	res, err = f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil || !res.Accepted || res.Version != 1 {
 		t.Fatalf("tune: %+v %v", res, err)
 	}
@@ -98,7 +98,7 @@ func TestTuneFromCorrections(t *testing.T) {
 	if !(res.After >= res.Before+engine.MinTuneGain) || !(res.HeldOut[1] >= res.HeldOut[0]) {
 		t.Errorf("guardrails: %+v", res)
 	}
-	if again, err := f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, false); err != nil || again.Accepted ||
+	if again, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false); err != nil || again.Accepted ||
 		!strings.Contains(again.Reason, "no setting") || again.From != res.To {
 		t.Errorf("tuning again from the tuned weights: %+v %v", again, err)
 	}
@@ -118,29 +118,29 @@ func TestTuneFromCorrections(t *testing.T) {
 	if found < len(targets)-2 {
 		t.Errorf("after tuning %d of %d rules are in the top %d", found, len(targets), engine.TuneK)
 	}
-	rec, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: targets[0].query})
+	rec, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: targets[0].query})
 	if err != nil || rec.Weights[mnemo.FactorImportance] != w.Importance {
 		t.Errorf("recall does not report the tuned weights: %v %v", rec.Weights, err)
 	}
 	// Other namespaces and other presets are untouched.
-	if other, _ := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "elsewhere", Query: "x y"}); other.Weights[mnemo.FactorImportance] != score.Default().Weights.Importance {
+	if other, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "elsewhere"), mnemo.RecallRequest{Query: "x y"}); other.Weights[mnemo.FactorImportance] != score.Default().Weights.Importance {
 		t.Errorf("another namespace took the tuning: %v", other.Weights)
 	}
-	if alma, _ := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: targets[0].query, Preset: "alma"}); alma.Weights[mnemo.FactorImportance] == w.Importance {
+	if alma, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: targets[0].query, Preset: "alma"}); alma.Weights[mnemo.FactorImportance] == w.Importance {
 		t.Errorf("the alma preset took the default's tuning")
 	}
 
-	tn, err := f.svc.Rollback(ctx, admin, "ops", 0)
+	tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 0)
 	if err != nil || tn.Active != 0 || len(tn.Versions) != 1 || len(tn.Events) != 2 || tn.Events[1].Action != "rollback" {
 		t.Fatalf("rollback: %+v %v", tn, err)
 	}
 	if inTop(targets[0], engine.TuneK) {
 		t.Error("after the rollback the first rule is in the top again")
 	}
-	if _, err := f.svc.Rollback(ctx, admin, "ops", 9); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 9); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("rollback to a missing version: %v", err)
 	}
-	if tn, err := f.svc.Rollback(ctx, admin, "ops", 1); err != nil || tn.Active != 1 || !inTop(targets[0], engine.TuneK) {
+	if tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 1); err != nil || tn.Active != 1 || !inTop(targets[0], engine.TuneK) {
 		t.Errorf("roll forward to version 1: %+v %v", tn, err)
 	}
 }
@@ -168,7 +168,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 	ctx := context.Background()
 	day := 24 * time.Hour
 	correct := func(query, missedID, corID string) {
-		res, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: query})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: query})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 		}
 		correct(w+" check duty engineer", note.ID, idInSlot("held", 2*i+1, 12)) // odd: held out
 	}
-	res, err := f.svc.Tune(ctx, admin, "ops", mnemo.CorrectionRequest{}, false)
+	res, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 	if res.Accepted || !strings.Contains(res.Reason, "held-out half") || !(res.After > res.Before) || !(res.HeldOut[1] < res.HeldOut[0]) {
 		t.Fatalf("want a refusal on the held-out half: %+v", res)
 	}
-	if tn, _ := f.svc.Tuning(ctx, admin, "ops"); tn.Active != 0 || len(tn.Versions) != 0 {
+	if tn, _ := f.svc.Tuning(mnemo.WithCallerIn(ctx, admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
 		t.Errorf("a refused tuning was saved: %+v", tn)
 	}
 }

@@ -11,27 +11,16 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// WriteOptions tune a Remember call.
-type WriteOptions struct {
-	// Dedup merges a new record into an existing near-duplicate (keyword
-	// Jaccard >= 0.60 with >= 3 shared keywords, same layer and kind) instead
-	// of inserting it. It costs one keyword query per record; bulk loads turn it off.
-	Dedup bool
-}
-
-// Written is the outcome of one write.
-type Written struct {
-	*mnemo.Record
-	Merged bool `json:"merged,omitempty"` // the input was merged into this existing record
-}
-
 // Remember validates, counts tokens, embeds, deduplicates and stores new
 // records in namespace ns, all in one batch committed in one transaction
 // (mnemo.WriteBatch). Errors: EINVALID/ETOOLARGE for bad input, ENOTFOUND
 // for a missing superseded record, ECONFLICT for a forgotten one; on any
 // of them nothing is written.
-func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []mnemo.NewRecord, opt WriteOptions) ([]Written, error) {
-	sc := scopeOf(c, ns)
+func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.WriteOptions) ([]mnemo.Written, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now().UTC()
 	recs := make([]*mnemo.Record, len(in))
 	for i, n := range in {
@@ -117,7 +106,7 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 	// the new records, the merges, the vectors the new records re-chain and
 	// the supersessions. A supersession that fails (its record purged,
 	// forgotten or lowered out of sight since it was read) leaves nothing.
-	out := make([]Written, len(recs))
+	out := make([]mnemo.Written, len(recs))
 	var fresh []*mnemo.Record
 	var merges []mnemo.RecordUpdate
 	merged := map[string]*mnemo.Record{} // records merged into so far, by id
@@ -131,11 +120,11 @@ func (s *Service) Remember(ctx context.Context, c mnemo.Caller, ns string, in []
 				merged[m.ID] = m
 				c := *m // the revision shows the record as this merge left it
 				merges = append(merges, mnemo.RecordUpdate{Record: &c, Action: "merge"})
-				out[i] = Written{Record: m, Merged: true}
+				out[i] = mnemo.Written{Record: m, Merged: true}
 				continue
 			}
 		}
-		out[i] = Written{Record: r}
+		out[i] = mnemo.Written{Record: r}
 		fresh = append(fresh, r)
 	}
 	batch := mnemo.WriteBatch{Insert: fresh, InsertAction: "create", Actor: c.Name, Updates: merges,
@@ -322,9 +311,12 @@ func union(a, b []string) []string {
 
 // Get returns one record visible to the caller (forgotten ones included).
 // Errors: EINVALID for a malformed id (mnemo.ValidateID), ENOTFOUND.
-func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	sc := scopeOf(c, ns)
-	id, err := s.resolveID(ctx, sc, id)
+func (s *Service) Get(ctx context.Context, id string) (*mnemo.Record, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err = s.resolveID(ctx, sc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -335,9 +327,12 @@ func (s *Service) Get(ctx context.Context, c mnemo.Caller, ns, id string) (*mnem
 // judged by its own access level: one above the caller's clearance comes as
 // a placeholder with its time, action and actor only (Revision.Redacted).
 // Errors: ENOTFOUND when the record is missing or above the clearance.
-func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([]mnemo.Revision, error) {
-	sc := scopeOf(c, ns)
-	id, err := s.resolveID(ctx, sc, id)
+func (s *Service) History(ctx context.Context, id string) ([]mnemo.Revision, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err = s.resolveID(ctx, sc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -350,24 +345,31 @@ func (s *Service) History(ctx context.Context, c mnemo.Caller, ns, id string) ([
 }
 
 // List returns records matching the options, newest first.
-func (s *Service) List(ctx context.Context, c mnemo.Caller, ns string, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+func (s *Service) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Limit < 0 || opt.Limit > 10000 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "limit %d is outside 0..10000", opt.Limit)
 	}
 	if err := validateFilter(opt.Filter); err != nil {
 		return nil, err
 	}
-	return s.store.List(ctx, scopeOf(c, ns), opt)
+	return s.store.List(ctx, sc, opt)
 }
 
 // Update applies a patch to a record, re-counting tokens and re-embedding
 // when its text changes (for a record of a thread, also when its thread or
 // access level changes: they decide its context). Errors: ENOTFOUND, EINVALID (nothing is changed).
-func (s *Service) Update(ctx context.Context, c mnemo.Caller, ns, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+func (s *Service) Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if p.Empty() {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "nothing to change")
 	}
-	sc := scopeOf(c, ns)
 	moveTo := ""
 	if p.Thread != nil {
 		moveTo = *p.Thread
@@ -435,8 +437,12 @@ func normScope(s string) string {
 
 // Forget soft-deletes a record: it leaves every retrieval but stays
 // restorable, and the action is audited.
-func (s *Service) Forget(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	return s.softDelete(ctx, scopeOf(c, ns), id, "forget", c.Name, nil)
+func (s *Service) Forget(ctx context.Context, id string) (*mnemo.Record, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.softDelete(ctx, sc, id, "forget", c.Name, nil)
 }
 
 // softDelete marks a record deleted with the given audit action ("forget",
@@ -465,8 +471,12 @@ func (s *Service) softDelete(ctx context.Context, sc mnemo.Scope, id, action, ac
 }
 
 // Restore undoes Forget.
-func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*mnemo.Record, error) {
-	r, unlock, err := s.getLocked(ctx, scopeOf(c, ns), id, "")
+func (s *Service) Restore(ctx context.Context, id string) (*mnemo.Record, error) {
+	c, sc, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, unlock, err := s.getLocked(ctx, sc, id, "")
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +493,7 @@ func (s *Service) Restore(ctx context.Context, c mnemo.Caller, ns, id string) (*
 	if err := s.rechain(ctx, r.Namespace, r.Thread, r.CreatedAt); err != nil {
 		return nil, err
 	}
-	return s.store.Get(ctx, scopeOf(c, ns), r.ID)
+	return s.store.Get(ctx, sc, r.ID)
 }
 
 func validateFilter(f mnemo.Filter) error {

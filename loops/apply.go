@@ -25,7 +25,7 @@ type ApplyOptions struct {
 func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg engine.ScoringConfig, opt ApplyOptions) (*engine.ConfigVersion, error) {
 	ns = nsOf(ns)
 	defer l.lock(ns)()
-	active, err := l.Svc.Config(ctx, c, ns, -1)
+	active, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +43,9 @@ func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg engine
 	if opt.Force {
 		why += " (forced: rules not checked)"
 	}
-	return l.Svc.ApplyConfig(ctx, c, ns, cfg, engine.ConfigChange{Action: "apply", Author: c.Name, Reason: why,
+	return l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), cfg, engine.ConfigChange{Action: "apply", Author: c.Name, Reason: why,
 		Evaluation: map[string]float64{"validation_before": before, "validation_after": after, "probes": float64(probes)}})
+
 }
 
 // Check applies the rules a document must pass to be applied without

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 )
@@ -39,7 +40,7 @@ func BenchmarkCycles(b *testing.B) {
 	b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
-			if _, err := f.svc.ApplyConfig(ctx, admin, "ops", broken(f.svc), engine.ConfigChange{Reason: "bench: ignore meaning"}); err != nil {
+			if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{Reason: "bench: ignore meaning"}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

@@ -304,13 +304,13 @@ type Pending struct {
 // as probes (kind correction) expecting the missed records still visible.
 func (l *Loops) triples(ctx context.Context, c mnemo.Caller, ns string) ([]Probe, error) {
 	var out []Probe
-	_, err := l.Svc.CorrectionTriples(ctx, c, ns, mnemo.CorrectionRequest{}, func(t mnemo.CorrectionTriple) error {
+	_, err := l.Svc.CorrectionTriples(mnemo.WithCallerIn(ctx, c, ns), mnemo.CorrectionRequest{}, func(t mnemo.CorrectionTriple) error {
 		if len(out) >= 400 || len(t.Missed) == 0 {
 			return nil
 		}
 		var ids []string
 		for _, id := range t.Missed {
-			if r, err := l.Svc.Get(ctx, c, ns, id); err == nil && r.DeletedAt == nil {
+			if r, err := l.Svc.Get(mnemo.WithCallerIn(ctx, c, ns), id); err == nil && r.DeletedAt == nil {
 				ids = append(ids, id)
 			}
 		}
@@ -319,6 +319,7 @@ func (l *Loops) triples(ctx context.Context, c mnemo.Caller, ns string) ([]Probe
 		}
 		return nil
 	})
+
 	return out, err
 }
 
@@ -344,7 +345,7 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 		rs.CorrectionShare = 0.5
 	}
 	now := l.Svc.Now()
-	rep, err := l.Svc.Corrections(ctx, c, ns, mnemo.CorrectionRequest{Since: now.Add(-30 * 24 * time.Hour), Until: now.Add(time.Nanosecond), Bucket: mnemo.BucketMonth})
+	rep, err := l.Svc.Corrections(mnemo.WithCallerIn(ctx, c, ns), mnemo.CorrectionRequest{Since: now.Add(-30 * 24 * time.Hour), Until: now.Add(time.Nanosecond), Bucket: mnemo.BucketMonth})
 	if err != nil {
 		return nil, err
 	}
@@ -376,10 +377,10 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 	ts, _ := half(triples)
 	search = append(search, ts...)
 	ex := Executor{}
-	if t, err := l.Svc.Tuning(ctx, c, ns); err == nil {
+	if t, err := l.Svc.Tuning(mnemo.WithCallerIn(ctx, c, ns)); err == nil {
 		for i := len(t.Versions) - 1; i >= 0 && len(ex.Seeds) < 5; i-- {
 			if v := t.Versions[i]; v.Version != cv.Version {
-				cfg, err := l.Svc.Config(ctx, c, ns, v.Version)
+				cfg, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), v.Version)
 				if err == nil && CheckConfig(cfg.Config).OK {
 					ex.Seeds = append(ex.Seeds, cfg.Config.General())
 				}
@@ -420,7 +421,7 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 		run.Pending = id
 		return finish()
 	}
-	nv, err := l.Svc.ApplyConfig(ctx, c, ns, patch, engine.ConfigChange{Action: "loop", Author: "loop/mentor", Reason: reason, Evaluation: eval})
+	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), patch, engine.ConfigChange{Action: "loop", Author: "loop/mentor", Reason: reason, Evaluation: eval})
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +445,7 @@ func (l *Loops) Approve(ctx context.Context, c mnemo.Caller, ns, id string) (*en
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "no pending patch %q in %s", id, ns)
 	}
 	p := st.Pending[i]
-	cv, err := l.Svc.Config(ctx, c, ns, -1)
+	cv, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
 	if err != nil {
 		return nil, err
 	}
@@ -455,9 +456,10 @@ func (l *Loops) Approve(ctx context.Context, c mnemo.Caller, ns, id string) (*en
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "rule %s: %s (the active version changed since the patch was proposed)", v.Rule, v.Detail)
 	}
 	ev := p.Evaluation
-	nv, err := l.Svc.ApplyConfig(ctx, c, ns, p.Config, engine.ConfigChange{Action: "loop", Author: c.Name,
+	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), p.Config, engine.ConfigChange{Action: "loop", Author: c.Name,
 		Reason: "approved patch " + id + ": " + p.Reason, Evaluation: map[string]float64{"search_before": ev.SearchBefore,
 			"search_after": ev.SearchAfter, "held_out_before": ev.HeldBefore, "held_out_after": ev.HeldAfter}})
+
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +512,7 @@ func (l *Loops) Status(ctx context.Context, c mnemo.Caller, ns string) (*Status,
 	if err != nil {
 		return nil, err
 	}
-	cv, err := l.Svc.Config(ctx, c, ns, -1)
+	cv, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (in Intern) Generate(ctx context.Context, svc *engine.Service, c mnemo.Call
 	df := map[string]int{}
 	after := ""
 	for {
-		page, err := svc.List(ctx, c, ns, mnemo.ListOptions{Limit: 1000, After: after})
+		page, err := svc.List(mnemo.WithCallerIn(ctx, c, ns), mnemo.ListOptions{Limit: 1000, After: after})
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/loops"
 )
@@ -66,10 +65,10 @@ func chatServer(t *testing.T, mode string, calls *atomic.Int32) *httptest.Server
 func TestInternParaphrasesWithAChatModel(t *testing.T) {
 	ctx := context.Background()
 	f := open(t)
-	if _, err := f.svc.Remember(ctx, admin, "a", []mnemo.NewRecord{
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "a"), []mnemo.NewRecord{
 		{Text: "Zelvorin crew drinks kabroth tea every morning before the relay check"},
 		{Text: "Gradunel antenna needs recalibration after each solar storm"},
-	}, engine.WriteOptions{}); err != nil {
+	}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := f.store.Count(ctx, "a")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 )
@@ -26,7 +25,7 @@ func TestInternWritesEveryKindAndTheTeacherFilters(t *testing.T) {
 	}
 	for i, x := range texts {
 		at := f.now.AddDate(0, 0, -i)
-		if _, err := f.svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{{Text: x.text, Scope: x.scope, At: &at}}, engine.WriteOptions{}); err != nil {
+		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{{Text: x.text, Scope: x.scope, At: &at}}, mnemo.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -72,7 +72,7 @@ func TestLoCoMoColdCycle(t *testing.T) {
 				dias = append(dias, turn.DiaID)
 			}
 		}
-		written, err := svc.Remember(ctx, admin, ns, in, engine.WriteOptions{})
+		written, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, ns), in, mnemo.WriteOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestLoCoMoColdCycle(t *testing.T) {
 				if len(q.Evidence) == 0 || q.Category < 1 || q.Category > 4 {
 					continue
 				}
-				res, err := svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: ns, Query: q.Text, K: 10})
+				res, err := svc.Recall(mnemo.WithCallerIn(ctx, admin, ns), mnemo.RecallRequest{Query: q.Text, K: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func TestLoCoMoColdCycle(t *testing.T) {
 			s.probes += run.Probes
 		}
 		measure(&stages[0])
-		if _, err := svc.ApplyConfig(ctx, admin, ns, broken(svc), engine.ConfigChange{Reason: "ignore meaning (forced)"}); err != nil {
+		if _, err := svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, ns), broken(svc), engine.ConfigChange{Reason: "ignore meaning (forced)"}); err != nil {
 			t.Fatal(err)
 		}
 		measure(&stages[1])

@@ -20,7 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
-var admin = mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}
+var admin = mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 
 type fixture struct {
 	svc   *engine.Service
@@ -87,7 +87,7 @@ func (f *fixture) seed(t testing.TB, ns string, topics, perTopic int, seed int64
 	}
 	var ids []string
 	for i := 0; i < len(recs); i += 500 {
-		out, err := f.svc.Remember(context.Background(), admin, ns, recs[i:min(i+500, len(recs))], engine.WriteOptions{})
+		out, err := f.svc.Remember(mnemo.WithCallerIn(context.Background(), admin, ns), recs[i:min(i+500, len(recs))], mnemo.WriteOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func broken(svc *engine.Service) engine.ScoringConfig {
 func TestConfigVersions(t *testing.T) {
 	f := open(t)
 	ctx := context.Background()
-	cv, err := f.svc.Config(ctx, admin, "ops", -1)
+	cv, err := f.svc.Config(mnemo.WithCallerIn(ctx, admin, "ops"), -1)
 	if err != nil || cv.Version != 0 || !cv.Active || len(cv.Config.Weights) != 5 {
 		t.Fatalf("default: %+v %v", cv, err)
 	}
@@ -115,11 +115,11 @@ func TestConfigVersions(t *testing.T) {
 	}
 	next := cv.Config.WithGeneral(score.Weights{Semantic: 0.4, Keyword: 0.3, Recency: 0.1, Importance: 0.1, Confidence: 0.05, Frequency: 0.05})
 	next.RecencyFloor = 0.1
-	v1, err := f.svc.ApplyConfig(ctx, admin, "ops", next, engine.ConfigChange{Reason: "more relevance", Evaluation: map[string]float64{"validation_after": 0.9}})
+	v1, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), next, engine.ConfigChange{Reason: "more relevance", Evaluation: map[string]float64{"validation_after": 0.9}})
 	if err != nil || v1.Version != 1 || v1.Author != "test" {
 		t.Fatalf("apply: %+v %v", v1, err)
 	}
-	rec, err := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: "anything at all", Intent: "general"})
+	rec, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "anything at all", Intent: "general"})
 	if err != nil || rec.Weights[mnemo.FactorSemantic] != 0.4 {
 		t.Fatalf("recall does not use version 1: %v %v", rec, err)
 	}
@@ -132,18 +132,18 @@ func TestConfigVersions(t *testing.T) {
 		t.Errorf("diff: %+v", d)
 	}
 	// History: tune and config share it; rollback to 0 and forward.
-	tn, err := f.svc.Rollback(ctx, admin, "ops", 0)
+	tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 0)
 	if err != nil || tn.Active != 0 {
 		t.Fatal(err)
 	}
-	if rec, _ := f.svc.Recall(ctx, admin, mnemo.RecallRequest{Namespace: "ops", Query: "anything at all", Intent: "general"}); rec.Weights[mnemo.FactorSemantic] != score.Default().Weights.Semantic {
+	if rec, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "anything at all", Intent: "general"}); rec.Weights[mnemo.FactorSemantic] != score.Default().Weights.Semantic {
 		t.Errorf("rollback to 0 kept version 1: %v", rec.Weights)
 	}
-	got, err := f.svc.Config(ctx, admin, "ops", 1)
+	got, err := f.svc.Config(mnemo.WithCallerIn(ctx, admin, "ops"), 1)
 	if err != nil || got.Active || got.Reason != "more relevance" || got.Evaluation["validation_after"] != 0.9 || got.Config.RecencyFloor != 0.1 {
 		t.Errorf("version 1: %+v %v", got, err)
 	}
-	if _, err := f.svc.Config(ctx, admin, "ops", 7); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.svc.Config(mnemo.WithCallerIn(ctx, admin, "ops"), 7); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("unknown version: %v", err)
 	}
 	// A document missing an intent or with unknown fields is refused.
@@ -154,7 +154,7 @@ func TestConfigVersions(t *testing.T) {
 		t.Errorf("unknown field: %v", err)
 	}
 	// Another namespace is untouched.
-	if o, _ := f.svc.Config(ctx, admin, "elsewhere", -1); o.Version != 0 {
+	if o, _ := f.svc.Config(mnemo.WithCallerIn(ctx, admin, "elsewhere"), -1); o.Version != 0 {
 		t.Errorf("another namespace: %+v", o)
 	}
 }
@@ -228,7 +228,7 @@ func TestColdLoopRepairsABrokenConfiguration(t *testing.T) {
 	if v := loops.CheckConfig(bad); !v.OK {
 		t.Fatalf("the broken configuration is out of bounds (%s), want one only the probes catch", v.Rule)
 	}
-	if _, err := f.svc.ApplyConfig(ctx, admin, "ops", bad, engine.ConfigChange{Reason: "forced: ignore meaning"}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), bad, engine.ConfigChange{Reason: "forced: ignore meaning"}); err != nil {
 		t.Fatal(err)
 	}
 	low, err := l.Warm(ctx, admin, "ops")
@@ -257,19 +257,19 @@ func TestColdLoopRepairsABrokenConfiguration(t *testing.T) {
 	if due, _ := l.Due(ctx, "ops"); due {
 		t.Error("still due after the repair")
 	}
-	tn, err := f.svc.Tuning(ctx, admin, "ops")
+	tn, err := f.svc.Tuning(mnemo.WithCallerIn(ctx, admin, "ops"))
 	if err != nil || len(tn.Versions) != 2 || tn.Versions[1].Author != "loop/mentor" || tn.Versions[1].Action != "loop" ||
 		tn.Versions[1].Evaluation["validation_after"] < 0.8 || tn.Versions[0].Reason != "forced: ignore meaning" {
 		t.Fatalf("history: %+v %v", tn, err)
 	}
 	// Rollback to the broken version brings the drop back; forward again.
-	if _, err := f.svc.Rollback(ctx, admin, "ops", 1); err != nil {
+	if _, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 1); err != nil {
 		t.Fatal(err)
 	}
 	if w, _ := l.Warm(ctx, admin, "ops"); w.Validation >= 0.8 {
 		t.Errorf("rolled back to the broken version, validation %.3f", w.Validation)
 	}
-	if _, err := f.svc.Rollback(ctx, admin, "ops", 2); err != nil {
+	if _, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 2); err != nil {
 		t.Fatal(err)
 	}
 	st, err := l.Status(ctx, admin, "ops")
@@ -283,7 +283,7 @@ func TestManualApproval(t *testing.T) {
 	f := open(t)
 	ctx := context.Background()
 	f.seed(t, "ops", 8, 16, 2, 0)
-	if _, err := f.svc.ApplyConfig(ctx, admin, "ops", broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	l := loops.New(f.svc)
@@ -299,7 +299,7 @@ func TestManualApproval(t *testing.T) {
 	if _, err := l.Approve(ctx, admin, "ops", "nope"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("approve unknown: %v", err)
 	}
-	nv, err := l.Approve(ctx, mnemo.Caller{Name: "ops-lead", Clearance: mnemo.MaxAccessLevel}, "ops", cold.Pending)
+	nv, err := l.Approve(ctx, mnemo.Caller{Name: "ops-lead", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "ops", cold.Pending)
 	if err != nil || nv.Version != 2 || nv.Author != "ops-lead" {
 		t.Fatalf("approve: %+v %v", nv, err)
 	}
@@ -314,7 +314,7 @@ func TestManualApproval(t *testing.T) {
 func snapshot(t *testing.T, f *fixture, ns string) string {
 	t.Helper()
 	ctx := context.Background()
-	recs, err := f.svc.List(ctx, admin, ns, mnemo.ListOptions{Limit: 10000, IncludeDeleted: true, IncludeHistory: true})
+	recs, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ns), mnemo.ListOptions{Limit: 10000, IncludeDeleted: true, IncludeHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestAutophagyGuard(t *testing.T) {
 	f := open(t)
 	ctx := context.Background()
 	f.seed(t, "ops", 8, 16, 3, 0)
-	if _, err := f.svc.ApplyConfig(ctx, admin, "ops", broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	count := func() int {
@@ -393,7 +393,7 @@ func TestAutophagyGuard(t *testing.T) {
 		}
 	}
 	st, _ := l.Status(ctx, admin, "ops")
-	recs, _ := f.svc.List(ctx, admin, "ops", mnemo.ListOptions{Limit: 10000})
+	recs, _ := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Limit: 10000})
 	for _, r := range recs {
 		if b, ok := base[r.ID]; ok && math.Abs(r.Importance-b) > 0.15+1e-9 {
 			t.Errorf("record %s moved %.3f from its base", r.ID, r.Importance-b)
@@ -404,7 +404,7 @@ func TestAutophagyGuard(t *testing.T) {
 	if err != nil || len(ev) == 0 {
 		t.Fatalf("revert: %v %v", ev, err)
 	}
-	recs, _ = f.svc.List(ctx, admin, "ops", mnemo.ListOptions{Limit: 10000})
+	recs, _ = f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Limit: 10000})
 	for _, r := range recs {
 		if b, ok := base[r.ID]; ok && r.Importance != b {
 			t.Errorf("record %s at %.3f after the revert, base %.3f", r.ID, r.Importance, b)
@@ -429,7 +429,7 @@ func TestLoopsKeepNamespacesAndClearance(t *testing.T) {
 	aIDs := f.seed(t, "a", 8, 16, 4, 0)
 	secret := f.seed(t, "a", 2, 16, 5, 3)
 	f.seed(t, "b", 8, 16, 6, 0)
-	if _, err := f.svc.ApplyConfig(ctx, admin, "a", broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "a"), broken(f.svc), engine.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	snapB := snapshot(t, f, "b")
@@ -444,7 +444,7 @@ func TestLoopsKeepNamespacesAndClearance(t *testing.T) {
 		t.Error("a loop run for a changed b")
 	}
 	// Probes of a caller with clearance 0 never name a record above it.
-	low := mnemo.Caller{Name: "low", Clearance: 0}
+	low := mnemo.Caller{Name: "low", Clearance: 0, Role: mnemo.RoleAdmin}
 	ps, err := l.Intern.Generate(ctx, f.svc, low, "a", f.now)
 	if err != nil || len(ps) == 0 {
 		t.Fatal(err)
@@ -472,7 +472,7 @@ func TestRunnerIsolatesNamespaces(t *testing.T) {
 	if err := f.store.SetSetting(ctx, "loops/bad", "{not json"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ApplyConfig(ctx, admin, "good", broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "good"), broken(f.svc), engine.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	r := &loops.Runner{Loops: loops.New(f.svc), Caller: admin}

@@ -142,7 +142,7 @@ type Scored struct {
 func (t Teacher) Score(ctx context.Context, svc *engine.Service, c mnemo.Caller, ns string, ps []Probe) ([]Scored, error) {
 	out := make([]Scored, 0, len(ps))
 	for _, p := range ps {
-		a, err := svc.AnswerProbe(ctx, c, ns, p.Query, t.k(), t.budget())
+		a, err := svc.AnswerProbe(mnemo.WithCallerIn(ctx, c, ns), p.Query, t.k(), t.budget())
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +285,7 @@ func (t Teacher) Adjust(ctx context.Context, svc *engine.Service, c mnemo.Caller
 	teacher := c
 	teacher.Name = "loop/teacher"
 	for _, id := range ids {
-		r, err := svc.Get(ctx, c, ns, id)
+		r, err := svc.Get(mnemo.WithCallerIn(ctx, c, ns), id)
 		if err != nil || r.DeletedAt != nil {
 			continue // gone or out of sight: nothing to adjust
 		}
@@ -304,7 +304,7 @@ func (t Teacher) Adjust(ctx context.Context, svc *engine.Service, c mnemo.Caller
 		if math.Abs(to-r.Importance) < 1e-9 {
 			continue
 		}
-		if _, err := svc.Update(ctx, teacher, ns, id, mnemo.RecordPatch{Importance: &to}); err != nil {
+		if _, err := svc.Update(mnemo.WithCallerIn(ctx, teacher, ns), id, mnemo.RecordPatch{Importance: &to}); err != nil {
 			return events, err
 		}
 		a.Delta, a.At, a.Reason = to-a.Base, now, reason[id]
@@ -330,10 +330,10 @@ func (t Teacher) Revert(ctx context.Context, svc *engine.Service, c mnemo.Caller
 	var events []AdjustmentEvent
 	for _, id := range ids {
 		a := st.Adjustments[id]
-		r, err := svc.Get(ctx, c, ns, id)
+		r, err := svc.Get(mnemo.WithCallerIn(ctx, c, ns), id)
 		if err == nil && r.DeletedAt == nil && math.Abs(r.Importance-(a.Base+a.Delta)) < 1e-9 && a.Delta != 0 {
 			base := a.Base
-			if _, err := svc.Update(ctx, teacher, ns, id, mnemo.RecordPatch{Importance: &base}); err != nil {
+			if _, err := svc.Update(mnemo.WithCallerIn(ctx, teacher, ns), id, mnemo.RecordPatch{Importance: &base}); err != nil {
 				return events, err
 			}
 			ev := AdjustmentEvent{At: now, ID: id, From: r.Importance, To: base, Reason: "revert"}

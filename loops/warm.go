@@ -129,7 +129,7 @@ type round struct {
 // score reads the active configuration of ns and scores the namespace's
 // probes with it.
 func (l *Loops) score(ctx context.Context, c mnemo.Caller, ns string) (*round, error) {
-	cv, err := l.Svc.Config(ctx, c, ns, -1)
+	cv, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
 	if err != nil {
 		return nil, err
 	}

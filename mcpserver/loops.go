@@ -55,7 +55,7 @@ func (s *server) config(ctx context.Context, p mnemo.Principal, in ConfigInput) 
 		}
 		v = *in.Version
 	}
-	cv, err := s.svc.Config(ctx, p.Caller, p.Namespace, v)
+	cv, err := s.svc.Config(ctx, v)
 	if err != nil {
 		return nil, err
 	}

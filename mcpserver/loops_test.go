@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
@@ -21,8 +20,8 @@ import (
 func TestConfigAndLoopTools(t *testing.T) {
 	svc, st := openService(t)
 	ctx := context.Background()
-	admin := mnemo.Caller{Name: "ops", Clearance: mnemo.MaxAccessLevel}
-	cv, err := svc.Config(ctx, admin, "b", -1)
+	admin := mnemo.Caller{Name: "ops", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
+	cv, err := svc.Config(mnemo.WithCallerIn(ctx, admin, "b"), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +30,7 @@ func TestConfigAndLoopTools(t *testing.T) {
 	if _, err := loops.New(svc).Apply(ctx, admin, "b", cfg, loops.ApplyOptions{Reason: "b's own floor"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Remember(ctx, admin, "b", []mnemo.NewRecord{{Text: "namespace b's record"}}, engine.WriteOptions{}); err != nil {
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "b"), []mnemo.NewRecord{{Text: "namespace b's record"}}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := loops.New(svc).Warm(ctx, admin, "b"); err != nil {

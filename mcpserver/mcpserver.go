@@ -209,7 +209,7 @@ func wrap[In any](s *server, tool string, h handler[In]) mcp.ToolHandlerFor[In, 
 		p, err := s.identify(ctx, req)
 		var res *mcp.CallToolResult
 		if err == nil {
-			res, err = h(ctx, p, in)
+			res, err = h(mnemo.WithPrincipal(ctx, p), p, in)
 		}
 		code := "ok"
 		if err != nil {
@@ -235,8 +235,8 @@ func (s *server) identify(ctx context.Context, req *mcp.CallToolRequest) (mnemo.
 	if s.opt.Identify != nil {
 		return s.opt.Identify(ctx, h)
 	}
-	return mnemo.Principal{Caller: mnemo.Caller{Name: "mcp", Clearance: mnemo.MaxAccessLevel},
-		Namespace: s.opt.Namespace, Role: mnemo.RoleAdmin}, nil
+	return mnemo.Principal{Caller: mnemo.Caller{Name: "mcp", Role: mnemo.RoleAdmin, Clearance: mnemo.MaxAccessLevel},
+		Namespace: s.opt.Namespace}, nil
 }
 
 // schemaFor infers the input schema of T (unknown properties forbidden).

@@ -163,7 +163,7 @@ func TestToolsWorkAndBadArgumentsChangeNothing(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil || out.ID == "" {
 		t.Fatalf("remember output %s", b)
 	}
-	if r, err := svc.Get(context.Background(), mnemo.Caller{Clearance: 9}, "mission", out.ID); err != nil || r.Source != "llm" {
+	if r, err := svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Clearance: 9, Role: mnemo.RoleAdmin}, "mission"), out.ID); err != nil || r.Source != "llm" {
 		t.Fatalf("stored record %+v %v", r, err)
 	}
 
@@ -221,7 +221,7 @@ func TestToolsWorkAndBadArgumentsChangeNothing(t *testing.T) {
 	if after := count(t, st); after != before {
 		t.Fatalf("bad calls changed the store: %d → %d", before, after)
 	}
-	if r, _ := svc.Get(context.Background(), mnemo.Caller{Clearance: 9}, "mission", out.ID); r.Text != "The reactor coolant pump must be inspected weekly" || r.Importance != 0.99 {
+	if r, _ := svc.Get(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Clearance: 9, Role: mnemo.RoleAdmin}, "mission"), out.ID); r.Text != "The reactor coolant pump must be inspected weekly" || r.Importance != 0.99 {
 		t.Fatalf("record changed by bad calls: %+v", r)
 	}
 
@@ -254,12 +254,12 @@ func TestHTTPIsolation(t *testing.T) {
 	keyA := newKey(mnemo.RoleWrite, 1, "a")
 	readA := newKey(mnemo.RoleRead, 1, "a")
 	ctx := context.Background()
-	caller := mnemo.Caller{Clearance: 5}
-	wb, err := svc.Remember(ctx, caller, "b", []mnemo.NewRecord{{Text: "namespace b holds the satellite launch window"}}, engine.WriteOptions{})
+	caller := mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}
+	wb, err := svc.Remember(mnemo.WithCallerIn(ctx, caller, "b"), []mnemo.NewRecord{{Text: "namespace b holds the satellite launch window"}}, mnemo.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wa2, err := svc.Remember(ctx, caller, "a", []mnemo.NewRecord{{Text: "classified satellite launch window for a", AccessLevel: 2}}, engine.WriteOptions{})
+	wa2, err := svc.Remember(mnemo.WithCallerIn(ctx, caller, "a"), []mnemo.NewRecord{{Text: "classified satellite launch window for a", AccessLevel: 2}}, mnemo.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestHTTPIsolation(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "forbidden") {
 		t.Fatalf("read key wrote: %s", text(res))
 	}
-	if r, err := svc.Get(ctx, caller, "b", wb[0].ID); err != nil || r.DeletedAt != nil || r.Text != "namespace b holds the satellite launch window" {
+	if r, err := svc.Get(mnemo.WithCallerIn(ctx, caller, "b"), wb[0].ID); err != nil || r.DeletedAt != nil || r.Text != "namespace b holds the satellite launch window" {
 		t.Fatalf("namespace b changed: %+v %v", r, err)
 	}
 }

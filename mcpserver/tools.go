@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // filterSchema is mnemo.Filter's schema for tool arguments: its JSON
@@ -36,8 +35,7 @@ func filterSchema() *jsonschema.Schema {
 type QueryInput = mnemo.DigestRequest
 
 func (s *server) query(ctx context.Context, p mnemo.Principal, in QueryInput) (*mcp.CallToolResult, error) {
-	in.Namespace = p.Namespace
-	d, err := s.svc.Digest(ctx, p.Caller, in)
+	d, err := s.svc.Digest(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +56,10 @@ type RememberOutput struct {
 }
 
 func (s *server) remember(ctx context.Context, p mnemo.Principal, in RememberInput) (*mcp.CallToolResult, error) {
-	if err := p.CheckWrite(); err != nil {
-		return nil, err
-	}
 	if in.Source == "" {
 		in.Source = "llm"
 	}
-	out, err := s.svc.Remember(ctx, p.Caller, p.Namespace, []mnemo.NewRecord{in}, engine.WriteOptions{Dedup: true})
+	out, err := s.svc.Remember(ctx, []mnemo.NewRecord{in}, mnemo.WriteOptions{Dedup: true})
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +76,7 @@ func (s *server) remember(ctx context.Context, p mnemo.Principal, in RememberInp
 type RecallInput = mnemo.RecallRequest
 
 func (s *server) recall(ctx context.Context, p mnemo.Principal, in RecallInput) (*mcp.CallToolResult, error) {
-	in.Namespace = p.Namespace
-	res, err := s.svc.Recall(ctx, p.Caller, in)
+	res, err := s.svc.Recall(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +96,7 @@ type UpdateInput struct {
 }
 
 func (s *server) update(ctx context.Context, p mnemo.Principal, in UpdateInput) (*mcp.CallToolResult, error) {
-	if err := p.CheckWrite(); err != nil {
-		return nil, err
-	}
-	r, err := s.svc.Update(ctx, p.Caller, p.Namespace, in.ID, in.RecordPatch)
+	r, err := s.svc.Update(ctx, in.ID, in.RecordPatch)
 	if err != nil {
 		return nil, err
 	}
@@ -118,10 +109,7 @@ type ForgetInput struct {
 }
 
 func (s *server) forget(ctx context.Context, p mnemo.Principal, in ForgetInput) (*mcp.CallToolResult, error) {
-	if err := p.CheckWrite(); err != nil {
-		return nil, err
-	}
-	r, err := s.svc.Forget(ctx, p.Caller, p.Namespace, in.ID)
+	r, err := s.svc.Forget(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +124,7 @@ type HandoffInput struct {
 }
 
 func (s *server) handoff(ctx context.Context, p mnemo.Principal, in HandoffInput) (*mcp.CallToolResult, error) {
-	req := engine.HandoffRequest{Namespace: p.Namespace, From: in.From, Budget: in.TokenBudget}
+	req := mnemo.HandoffRequest{From: in.From, Budget: in.TokenBudget}
 	if in.Since != "" {
 		t, err := mnemo.ParseTime(in.Since)
 		if err != nil {
@@ -144,7 +132,7 @@ func (s *server) handoff(ctx context.Context, p mnemo.Principal, in HandoffInput
 		}
 		req.Since = t
 	}
-	h, err := s.svc.Handoff(ctx, p.Caller, req)
+	h, err := s.svc.Handoff(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ type TaskReport struct {
 }
 
 func (o *Orchestrator) caller() mnemo.Caller {
-	return mnemo.Caller{Name: Source, Clearance: max(o.AccessLevel, 0)}
+	return mnemo.Caller{Name: Source, Role: mnemo.RoleWrite, Clearance: max(o.AccessLevel, 0)}
 }
 
 func (o *Orchestrator) now() time.Time {
@@ -247,14 +247,14 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time, rep 
 		rel = DefaultRelevance
 	}
 	// What memory learned about the task since the last refresh.
-	fresh, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
+	fresh, err := o.Svc.Recall(mnemo.WithCallerIn(ctx, caller, o.Namespace), mnemo.RecallRequest{Query: query, K: 5,
 		Filter: mnemo.Filter{Since: &since, Kinds: []mnemo.Kind{mnemo.KindDecision, mnemo.KindCorrection, mnemo.KindEvent,
 			mnemo.KindFact, mnemo.KindProcedure}}, MinRelevance: &rel})
 	if err != nil {
 		return err
 	}
-	questions, err := o.Svc.Recall(ctx, caller, mnemo.RecallRequest{Namespace: o.Namespace, Query: query, K: 5,
-		Filter: mnemo.Filter{Tags: []string{engine.QuestionTag}}, MinRelevance: &rel})
+	questions, err := o.Svc.Recall(mnemo.WithCallerIn(ctx, caller, o.Namespace), mnemo.RecallRequest{Query: query, K: 5,
+		Filter: mnemo.Filter{Tags: []string{mnemo.QuestionTag}}, MinRelevance: &rel})
 	if err != nil {
 		return err
 	}
@@ -391,7 +391,7 @@ func (o *Orchestrator) refresh(ctx context.Context, p *plan, now time.Time, rep 
 		arts = append(arts, art)
 	}
 	// One batch: the task's briefs are written together or not at all.
-	w, err := o.Svc.Remember(ctx, caller, o.Namespace, batch, engine.WriteOptions{})
+	w, err := o.Svc.Remember(mnemo.WithCallerIn(ctx, caller, o.Namespace), batch, mnemo.WriteOptions{})
 	if err != nil {
 		return err
 	}

@@ -143,14 +143,14 @@ func TestCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	admin := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel}
-	if _, err := svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{
+	admin := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
 		{Kind: mnemo.KindDecision, Text: "Night pass routing goes via Svalbard while Inuvik is in maintenance",
 			Decision: &mnemo.Decision{Title: "routing"}, At: ptr(t0.Add(-2 * time.Hour))},
-		{Text: "Who confirms the Svalbard night pass routing slot with the station?", Tags: []string{engine.QuestionTag}},
-		{Text: "Who orders the coffee beans for the office kitchen?", Tags: []string{engine.QuestionTag}},
-		{Text: "Should the billing export run before the pass window closes?", Tags: []string{engine.QuestionTag}},
-	}, engine.WriteOptions{}); err != nil {
+		{Text: "Who confirms the Svalbard night pass routing slot with the station?", Tags: []string{mnemo.QuestionTag}},
+		{Text: "Who orders the coffee beans for the office kitchen?", Tags: []string{mnemo.QuestionTag}},
+		{Text: "Should the billing export run before the pass window closes?", Tags: []string{mnemo.QuestionTag}},
+	}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	commit("routing/plan.go", "Route night passes via Svalbard", "2026-11-19T10:00:00Z")
@@ -182,7 +182,7 @@ func TestCycle(t *testing.T) {
 		t.Fatalf("first cycle: %+v %v", reps, err)
 	}
 	read := func(id string) *mnemo.Record {
-		r, err := svc.Get(ctx, admin, "ops", id)
+		r, err := svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestCycle(t *testing.T) {
 		t.Errorf("the old summary is not superseded by the new: %+v", old)
 	}
 	// The current briefs are what a digest for the task shows.
-	d, err := svc.Digest(ctx, admin, mnemo.DigestRequest{Namespace: "ops", Task: "OPS-412 night pass routing", Budget: 3000})
+	d, err := svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "OPS-412 night pass routing", Budget: 3000})
 	if err != nil || !strings.Contains(d.Markdown, "Add the backup-link check") || strings.Contains(d.Markdown, "since 2026-11-13") {
 		t.Errorf("digest: %v\n%s", err, d.Markdown)
 	}

@@ -88,7 +88,7 @@ func TestCycleModelSummary(t *testing.T) {
 				t.Fatalf("%+v %v", reps, err)
 			}
 			rep := reps[0]
-			sum, err := svc.Get(ctx, mnemo.Caller{Clearance: mnemo.MaxAccessLevel}, "ops", rep.Written[push.ArtifactSummary])
+			sum, err := svc.Get(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "ops"), rep.Written[push.ArtifactSummary])
 			if err != nil {
 				t.Fatal(err)
 			}

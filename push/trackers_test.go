@@ -727,16 +727,16 @@ func TestCycleStaysInItsNamespace(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	now := t0
 	svc, st := newService(t, &now)
-	admin := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel}
-	if _, err := svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{
+	admin := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
 		{Kind: mnemo.KindDecision, Text: "Night pass routing goes via Svalbard while Inuvik is in maintenance", Decision: &mnemo.Decision{Title: "routing"}},
 		{Kind: mnemo.KindDecision, Text: "Night pass routing secret: the Inuvik contract ends in March", Decision: &mnemo.Decision{Title: "contract"}, AccessLevel: 3},
-	}, engine.WriteOptions{}); err != nil {
+	}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Remember(ctx, admin, "finance", []mnemo.NewRecord{
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "finance"), []mnemo.NewRecord{
 		{Kind: mnemo.KindDecision, Text: "Night pass routing costs are charged to the ground segment budget", Decision: &mnemo.Decision{Title: "cost"}},
-	}, engine.WriteOptions{}); err != nil {
+	}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	g := newFakeGitHub(t, "acme/ops", ghIssues(t0))
@@ -748,7 +748,7 @@ func TestCycleStaysInItsNamespace(t *testing.T) {
 	if n := countRefresh(t, svc, "finance"); len(n) != 0 {
 		t.Errorf("records written into another namespace: %v", n)
 	}
-	sum, err := svc.Get(ctx, admin, "ops", reps[0].Written[push.ArtifactSummary])
+	sum, err := svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), reps[0].Written[push.ArtifactSummary])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -768,7 +768,7 @@ func TestCycleStaysInItsNamespace(t *testing.T) {
 	if n := countRefresh(t, svc, "ops"); n["acme/ops#412"] != 2 {
 		t.Errorf("ops records after the finance cycle: %v", n)
 	}
-	if old, _ := svc.Get(ctx, admin, "ops", sum.ID); old.SupersededBy != "" {
+	if old, _ := svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), sum.ID); old.SupersededBy != "" {
 		t.Error("a cycle of another namespace superseded this one's brief")
 	}
 }
@@ -796,7 +796,7 @@ func TestOwnRecallsAreNotPulls(t *testing.T) {
 	if reps, _ := o.Cycle(ctx, tr, true); reps[0].SincePull != push.MaxInterval {
 		t.Errorf("the orchestrator's own recalls counted as a pull: %v since pulled", reps[0].SincePull)
 	}
-	if _, err := svc.Recall(ctx, mnemo.Caller{Name: "agent"}, mnemo.RecallRequest{Namespace: "ops", Query: "night pass routing status"}); err != nil {
+	if _, err := svc.Recall(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "agent", Role: mnemo.RoleAdmin}, "ops"), mnemo.RecallRequest{Query: "night pass routing status"}); err != nil {
 		t.Fatal(err)
 	}
 	svc.Flush(ctx)

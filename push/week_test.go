@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/push"
 )
 
@@ -158,8 +157,8 @@ func TestScriptedWeek(t *testing.T) {
 	}
 	clk := &fakeClock{t: t0.Add(-4 * day)}
 	svc, st := newServiceClock(t, clk.Now)
-	admin := mnemo.Caller{Name: "operator", Clearance: mnemo.MaxAccessLevel}
-	agent := mnemo.Caller{Name: "agent"}
+	admin := mnemo.Caller{Name: "operator", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
+	agent := mnemo.Caller{Name: "agent", Role: mnemo.RoleAdmin}
 	repo := newWeekRepo(t)
 
 	// The tools files, before the week.
@@ -244,7 +243,7 @@ func TestScriptedWeek(t *testing.T) {
 		script = append(script, event{at(d, 8, 30), func() { // the morning pulls
 			for _, w := range tasks {
 				if w.pull != "" {
-					if _, err := svc.Recall(ctx, agent, mnemo.RecallRequest{Namespace: "ops", Query: w.pull}); err != nil {
+					if _, err := svc.Recall(mnemo.WithCallerIn(ctx, agent, "ops"), mnemo.RecallRequest{Query: w.pull}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -257,17 +256,17 @@ func TestScriptedWeek(t *testing.T) {
 			repo.commit(at(2, 10, 50), "tools/routing.json", toolsV2, "Routing tools: check_link, plan_pass window")
 		}},
 		event{t0.Add(-day), func() {
-			if _, err := svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{
-				{Text: "Who confirms the Svalbard night pass routing slot with the station?", Tags: []string{engine.QuestionTag}},
-				{Text: "Who orders the coffee beans for the office kitchen?", Tags: []string{engine.QuestionTag}},
-			}, engine.WriteOptions{}); err != nil {
+			if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
+				{Text: "Who confirms the Svalbard night pass routing slot with the station?", Tags: []string{mnemo.QuestionTag}},
+				{Text: "Who orders the coffee beans for the office kitchen?", Tags: []string{mnemo.QuestionTag}},
+			}, mnemo.WriteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		event{at(3, 12, 5), func() {
-			if _, err := svc.Remember(ctx, admin, "ops", []mnemo.NewRecord{{Kind: mnemo.KindDecision,
+			if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{{Kind: mnemo.KindDecision,
 				Text:     "Night pass routing falls back to the backup link whenever Svalbard is down",
-				Decision: &mnemo.Decision{Title: "routing fallback"}}}, engine.WriteOptions{}); err != nil {
+				Decision: &mnemo.Decision{Title: "routing fallback"}}}, mnemo.WriteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}})
@@ -368,7 +367,7 @@ func TestScriptedWeek(t *testing.T) {
 			t.Errorf("%s at %s: %d commits reported, the script made %d", w.id, now, rep.Commits, len(wantCommits))
 		}
 		for _, art := range arts {
-			r, err := svc.Get(ctx, admin, "ops", rep.Written[art])
+			r, err := svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), rep.Written[art])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -390,7 +389,7 @@ func TestScriptedWeek(t *testing.T) {
 				t.Errorf("%s %s provenance %v", w.id, art, r.Provenance)
 			}
 			if prev := w.ids[art]; prev != "" {
-				old, err := svc.Get(ctx, admin, "ops", prev)
+				old, err := svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), prev)
 				if err != nil || old.SupersededBy != r.ID {
 					t.Errorf("%s %s: the previous record %s is not superseded by %s: %+v %v", w.id, art, prev, r.ID, old, err)
 				}
@@ -681,7 +680,7 @@ func TestScriptedWeek(t *testing.T) {
 	// brief of the task beside it.
 	for id, task := range map[string]string{"acme/ops#412": "acme/ops#412 night pass routing", "OPS-142": "OPS-142 uplink scheduler"} {
 		newest := tasks[id].ids[push.ArtifactSummary]
-		d, err := svc.Digest(ctx, agent, mnemo.DigestRequest{Namespace: "ops", Task: task, Budget: 4000})
+		d, err := svc.Digest(mnemo.WithCallerIn(ctx, agent, "ops"), mnemo.DigestRequest{Task: task, Budget: 4000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -763,7 +762,7 @@ func TestTrackerToolsLine(t *testing.T) {
 			t.Errorf("%s: %d artifacts, want %d (%s)", r.ID, len(r.Written), want, r.Error)
 		}
 		if r.ID == "acme/ops#1" {
-			if l, err := svc.Get(ctx, mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel}, "ops", r.Written[push.ArtifactLineage]); err != nil ||
+			if l, err := svc.Get(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "ops"), r.Written[push.ArtifactLineage]); err != nil ||
 				!strings.Contains(l.Text, "first record of 1 tools: plan_pass.") {
 				t.Errorf("lineage %+v %v", l, err)
 			}

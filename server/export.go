@@ -57,7 +57,7 @@ func (s *Server) streamExport(w http.ResponseWriter, r *http.Request, p mnemo.Pr
 		w.Header().Set("Trailer", "Mnemo-Record-Count")
 		w.WriteHeader(http.StatusOK)
 	}}
-	n, err := s.svc.Export(r.Context(), p.Caller, p.Namespace, lw)
+	n, err := s.svc.Export(r.Context(), lw)
 	if err != nil {
 		if !lw.started {
 			s.writeError(w, r, err)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // ExpireRequest is the body of POST /v1/expire.
@@ -18,10 +17,6 @@ type ExpireRequest struct {
 // handleExpire archives the namespace's unimportant, unused records (admin
 // keys only: it changes records the key did not write).
 func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "expiry")
-	if !ok {
-		return
-	}
 	var req ExpireRequest
 	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
@@ -32,8 +27,9 @@ func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.svc.Expire(r.Context(), p.Caller, p.Namespace, engine.ExpireOptions{MaxImportance: req.MaxImportance,
+	res, err := s.svc.Expire(r.Context(), mnemo.ExpireOptions{MaxImportance: req.MaxImportance,
 		Idle: idle, DryRun: req.DryRun})
+
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -49,10 +45,6 @@ type PurgeRequest struct {
 // handlePurge hard-deletes the namespace's records forgotten or archived
 // more than older_than_days ago (admin keys only: they cannot be restored).
 func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.admin(w, r, "purging")
-	if !ok {
-		return
-	}
 	var req PurgeRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
@@ -63,7 +55,7 @@ func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	n, err := s.svc.Purge(r.Context(), p.Caller, p.Namespace, keep)
+	n, err := s.svc.Purge(r.Context(), keep)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -74,14 +66,12 @@ func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
 // handleHandoff serves the brief for an incoming operator.
 func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
-	var req engine.HandoffRequest
+	var req mnemo.HandoffRequest
 	if err := s.decodeOptional(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	req.Namespace = p.Namespace
-	h, err := s.svc.Handoff(r.Context(), p.Caller, req)
+	h, err := s.svc.Handoff(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -97,16 +87,12 @@ type EpisodeRequest struct {
 
 // handleEpisode writes (or rewrites) the episode summarising a thread.
 func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
 	var req EpisodeRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.svc.Summarize(r.Context(), p.Caller, p.Namespace, req.Thread, req.Budget)
+	res, err := s.svc.Summarize(r.Context(), req.Thread, req.Budget)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -121,12 +107,11 @@ func (s *Server) handleEpisode(w http.ResponseWriter, r *http.Request) {
 // handleThreads lists the namespace's threads.
 func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	if len(r.URL.Query()) > 0 {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "threads takes no query parameters"))
 		return
 	}
-	ts, err := s.svc.Threads(r.Context(), p.Caller, p.Namespace)
+	ts, err := s.svc.Threads(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -138,12 +123,11 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 // decisions that apply it.
 func (s *Server) handlePrinciples(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	if len(r.URL.Query()) > 0 {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "principles takes no query parameters"))
 		return
 	}
-	ps, err := s.svc.Principles(r.Context(), p.Caller, p.Namespace)
+	ps, err := s.svc.Principles(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -24,10 +23,10 @@ func TestLoopMetrics(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		recs = append(recs, mnemo.NewRecord{Text: fmt.Sprintf("Relay station kv%d handles the zt%d uplink window at %02d:00", i, i, i)})
 	}
-	if _, err := f.svc.Remember(context.Background(), mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel}, "default", recs, engine.WriteOptions{}); err != nil {
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(context.Background(), mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}, "default"), recs, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	runner = &loops.Runner{Loops: loops.New(f.svc), Caller: mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel},
+	runner = &loops.Runner{Loops: loops.New(f.svc), Caller: mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin},
 		WarmEvery: time.Hour, ColdEvery: time.Hour}
 	runner.Tick(context.Background())
 	_, _, b := f.do(t, call{method: "GET", path: "/metrics"})

@@ -83,7 +83,6 @@ func noQuery(r *http.Request, allowed ...string) error {
 // (?version=N; default the active one, 0 the default preset's).
 func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	if err := noQuery(r, "version"); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -97,7 +96,7 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 		}
 		v = n
 	}
-	cv, err := s.svc.Config(r.Context(), p.Caller, p.Namespace, v)
+	cv, err := s.svc.Config(r.Context(), v)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -114,7 +113,7 @@ func (s *Server) handleConfigHistory(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	t, err := s.svc.Tuning(r.Context(), p.Caller, p.Namespace)
+	t, err := s.svc.Tuning(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -128,7 +127,7 @@ func (s *Server) handleConfigHistory(w http.ResponseWriter, r *http.Request) {
 		versions = append(versions, v.Version)
 	}
 	for _, v := range versions {
-		cv, err := s.svc.Config(r.Context(), p.Caller, p.Namespace, v)
+		cv, err := s.svc.Config(r.Context(), v)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -170,10 +169,6 @@ func (s *Server) handleConfigApply(w http.ResponseWriter, r *http.Request) {
 // handleConfigRollback makes an earlier version active (admin keys only).
 func (s *Server) handleConfigRollback(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p, ok := s.admin(w, r, "rolling back the configuration")
-	if !ok {
-		return
-	}
 	var req RollbackRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
@@ -183,11 +178,11 @@ func (s *Server) handleConfigRollback(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "version is required: a configuration version, or 0 for the default preset's"))
 		return
 	}
-	if _, err := s.svc.Rollback(r.Context(), p.Caller, p.Namespace, *req.Version); err != nil {
+	if _, err := s.svc.Rollback(r.Context(), *req.Version); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	cv, err := s.svc.Config(r.Context(), p.Caller, p.Namespace, -1)
+	cv, err := s.svc.Config(r.Context(), -1)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
@@ -81,7 +80,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"BatchResponse":     reflect.TypeFor[server.BatchResponse](),
 		"ListResponse":      reflect.TypeFor[server.ListResponse](),
 		"ExpireRequest":     reflect.TypeFor[server.ExpireRequest](),
-		"HandoffRequest":    reflect.TypeFor[engine.HandoffRequest](),
+		"HandoffRequest":    reflect.TypeFor[mnemo.HandoffRequest](),
 		"Error":             reflect.TypeFor[server.ErrorBody](),
 	}
 	for name, typ := range types {

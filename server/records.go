@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // RememberRequest is the body of POST /v1/records: a new record plus write options.
@@ -120,14 +119,24 @@ func decodeBytes(b []byte, v any) error {
 	return nil
 }
 
-// write guards the routes that change records.
-func (s *Server) canWrite(w http.ResponseWriter, r *http.Request) (mnemo.Principal, bool) {
-	p := principal(r.Context())
-	if err := p.CheckWrite(); err != nil {
-		s.writeError(w, r, err)
-		return p, false
+// lazyBody reads a request body whole (readBody) on its first Read: the
+// service checks the caller's role before it reads, so a refused request
+// never has its body read.
+type lazyBody struct {
+	read func() ([]byte, error)
+	r    *bytes.Reader
+	err  error
+}
+
+func (l *lazyBody) Read(p []byte) (int, error) {
+	if l.r == nil && l.err == nil {
+		b, err := l.read()
+		l.r, l.err = bytes.NewReader(b), err
 	}
-	return p, true
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.r.Read(p)
 }
 
 // deadline bounds writing a non-streaming response.
@@ -137,16 +146,12 @@ func deadline(w http.ResponseWriter) {
 
 func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
 	var req RememberRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.svc.Remember(r.Context(), p.Caller, p.Namespace, []mnemo.NewRecord{req.NewRecord}, engine.WriteOptions{Dedup: !req.NoDedup})
+	out, err := s.svc.Remember(r.Context(), []mnemo.NewRecord{req.NewRecord}, mnemo.WriteOptions{Dedup: !req.NoDedup})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -157,10 +162,6 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
 	var req BatchRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
@@ -174,7 +175,7 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.ETOOLARGE, "%d records in one batch, over the limit of %d", len(req.Records), MaxBatch))
 		return
 	}
-	out, err := s.svc.Remember(r.Context(), p.Caller, p.Namespace, req.Records, engine.WriteOptions{Dedup: !req.NoDedup})
+	out, err := s.svc.Remember(r.Context(), req.Records, mnemo.WriteOptions{Dedup: !req.NoDedup})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -241,13 +242,12 @@ func listOptions(r *http.Request) (mnemo.ListOptions, error) {
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	opt, err := listOptions(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	recs, err := s.svc.List(r.Context(), p.Caller, p.Namespace, opt)
+	recs, err := s.svc.List(r.Context(), opt)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -268,8 +268,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
-	rec, err := s.svc.Get(r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	rec, err := s.svc.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -279,16 +278,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
 	var patch mnemo.RecordPatch
 	if err := s.decode(w, r, &patch); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	rec, err := s.svc.Update(r.Context(), p.Caller, p.Namespace, r.PathValue("id"), patch)
+	rec, err := s.svc.Update(r.Context(), r.PathValue("id"), patch)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -297,21 +292,17 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
-	s.lifecycle(w, r, (*engine.Service).Forget)
+	s.lifecycle(w, r, s.svc.Forget)
 }
 
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
-	s.lifecycle(w, r, (*engine.Service).Restore)
+	s.lifecycle(w, r, s.svc.Restore)
 }
 
 func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request,
-	op func(*engine.Service, context.Context, mnemo.Caller, string, string) (*mnemo.Record, error)) {
+	op func(context.Context, string) (*mnemo.Record, error)) {
 	deadline(w)
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
-	rec, err := op(s.svc, r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	rec, err := op(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -321,8 +312,7 @@ func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request,
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
-	revs, err := s.svc.History(r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
+	revs, err := s.svc.History(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -335,14 +325,12 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	var req mnemo.RecallRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	req.Namespace = p.Namespace
-	res, err := s.svc.Recall(r.Context(), p.Caller, req)
+	res, err := s.svc.Recall(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -352,14 +340,12 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDigest(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
-	p := principal(r.Context())
 	var req mnemo.DigestRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	req.Namespace = p.Namespace
-	d, err := s.svc.Digest(r.Context(), p.Caller, req)
+	d, err := s.svc.Digest(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -389,16 +375,8 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.canWrite(w, r)
-	if !ok {
-		return
-	}
-	b, err := readBody(w, r, s.cfg.MaxImportBody, s.cfg.ImportTimeout)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	res, err := s.svc.Import(r.Context(), p.Caller, p.Namespace, bytes.NewReader(b), nil)
+	body := &lazyBody{read: func() ([]byte, error) { return readBody(w, r, s.cfg.MaxImportBody, s.cfg.ImportTimeout) }}
+	res, err := s.svc.Import(r.Context(), body, nil)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -176,7 +176,7 @@ func get(t testing.TB, url, key string) (int, []byte) {
 func TestRevokingTheLastKeyKeepsTheServerKeyed(t *testing.T) {
 	f := newFixture(t, nil)
 	ctx := context.Background()
-	if _, err := f.svc.Remember(ctx, mnemo.Caller{Clearance: 5}, "default", []mnemo.NewRecord{{Text: "the vault code is in the safe"}}, engine.WriteOptions{}); err != nil {
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}, "default"), []mnemo.NewRecord{{Text: "the vault code is in the safe"}}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	admin := f.key(t, mnemo.RoleAdmin, 5, "default")
@@ -247,7 +247,7 @@ func TestMetricsNeedAKeyAndAreCached(t *testing.T) {
 	f := newFixture(t, func(c *server.Config) { c.Now = func() time.Time { return time.Unix(0, now.Load()) } })
 	ctx := context.Background()
 	for _, ns := range []string{"team-secret-alpha", "team-beta"} {
-		if _, err := f.svc.Remember(ctx, mnemo.Caller{Clearance: 5}, ns, []mnemo.NewRecord{{Text: "a record of " + ns}}, engine.WriteOptions{}); err != nil {
+		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}, ns), []mnemo.NewRecord{{Text: "a record of " + ns}}, mnemo.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -279,7 +279,7 @@ func TestMetricsNeedAKeyAndAreCached(t *testing.T) {
 		t.Fatalf("metrics key on /v1/records: %d %s", st, b)
 	}
 	// Counts are cached: a new record shows after MetricsTTL, not before.
-	if _, err := f.svc.Remember(ctx, mnemo.Caller{Clearance: 5}, "team-beta", []mnemo.NewRecord{{Text: "a second record"}}, engine.WriteOptions{}); err != nil {
+	if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}, "team-beta"), []mnemo.NewRecord{{Text: "a second record"}}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, b := get(t, ts.URL+"/metrics", metricsKey); !strings.Contains(string(b), `mnemo_records{namespace="team-beta"} 1`) {
@@ -372,7 +372,7 @@ func TestReadOnlyStoreIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Remember(ctx, mnemo.Caller{Clearance: 5}, "default", []mnemo.NewRecord{{Text: "written before the disk turned read-only"}}, engine.WriteOptions{}); err != nil {
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}, "default"), []mnemo.NewRecord{{Text: "written before the disk turned read-only"}}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	svc.Close()
@@ -453,7 +453,7 @@ func TestExportStreamsAndIsBoundedPerKey(t *testing.T) {
 	for i := range 700 { // more than one page of the export
 		recs = append(recs, mnemo.NewRecord{Text: fmt.Sprintf("export line %d of the big namespace", i)})
 	}
-	if _, err := svc.Remember(ctx, mnemo.Caller{Clearance: 5}, "big", recs, engine.WriteOptions{}); err != nil {
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, mnemo.Caller{Clearance: 5, Role: mnemo.RoleAdmin}, "big"), recs, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{store: sq, svc: svc}

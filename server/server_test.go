@@ -227,14 +227,14 @@ func TestRecordLifeCycle(t *testing.T) {
 	}
 	f2 := newFixture(t, nil)
 	st, _, b = f2.do(t, call{method: "POST", path: "/v1/import", ns: "copy", ctype: "application/x-ndjson", body: string(export)})
-	if imp := decode[engine.ImportResult](t, b); st != 200 || imp.Imported != 3 {
+	if imp := decode[mnemo.ImportResult](t, b); st != 200 || imp.Imported != 3 {
 		t.Fatalf("import: %d %s", st, b)
 	}
 	if _, _, b := f2.do(t, call{method: "GET", path: "/v1/records/" + rec.ID, ns: "copy"}); decode[mnemo.Record](t, b).Importance != 0.95 {
 		t.Fatalf("imported record: %s", b)
 	}
 	st, _, b = f2.do(t, call{method: "POST", path: "/v1/import", ns: "copy", body: string(export)})
-	if imp := decode[engine.ImportResult](t, b); st != 200 || imp.Imported != 0 || imp.Skipped != 3 {
+	if imp := decode[mnemo.ImportResult](t, b); st != 200 || imp.Imported != 0 || imp.Skipped != 3 {
 		t.Fatalf("re-import: %d %s", st, b)
 	}
 	st, _, _ = f.do(t, call{method: "GET", path: "/v1/records/nope"})
@@ -551,7 +551,7 @@ func TestShutdownLosesNoAcknowledgedWrite(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ; i++ {
-				out, err := c.Remember(context.Background(), []mnemo.NewRecord{{Text: fmt.Sprintf("writer %d record %d about shutdown safety", w, i)}}, engine.WriteOptions{})
+				out, err := c.Remember(context.Background(), []mnemo.NewRecord{{Text: fmt.Sprintf("writer %d record %d about shutdown safety", w, i)}}, mnemo.WriteOptions{})
 				if err != nil {
 					return // the server is gone: unacknowledged
 				}

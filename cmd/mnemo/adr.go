@@ -8,7 +8,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/adr"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/safefile"
 )
 
@@ -64,7 +63,7 @@ func cmdADR(ctx context.Context, a *app, args []string) error {
 		switch {
 		case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 			if !*dry {
-				if _, err := b.Remember(ctx, []mnemo.NewRecord{rec}, engine.WriteOptions{}); err != nil {
+				if _, err := b.Remember(ctx, []mnemo.NewRecord{rec}, mnemo.WriteOptions{}); err != nil {
 					return fmt.Errorf("%s: %w", d.Path, err)
 				}
 			}

@@ -133,7 +133,7 @@ func (a *app) caller() mnemo.Caller {
 	if name == "" {
 		name = "cli"
 	}
-	return mnemo.Caller{Name: name, Session: a.env("MNEMO_SESSION"), Clearance: mnemo.MaxAccessLevel}
+	return mnemo.Caller{Name: name, Session: a.env("MNEMO_SESSION"), Role: mnemo.RoleAdmin, Clearance: mnemo.MaxAccessLevel}
 }
 
 // embedder builds the configured embedder from the environment.

@@ -16,7 +16,7 @@ import (
 // database file, or a mnemo server through the Go client (--server). Both
 // act in the namespace and with the caller the app resolved.
 type backend interface {
-	Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error)
+	Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.WriteOptions) ([]mnemo.Written, error)
 	Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error)
 	Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error)
 	Get(ctx context.Context, id string) (*mnemo.Record, error)
@@ -26,16 +26,16 @@ type backend interface {
 	History(ctx context.Context, id string) ([]mnemo.Revision, error)
 	List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error)
 	Export(ctx context.Context, w io.Writer) (int, error)
-	Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error)
+	Import(ctx context.Context, r io.Reader, progress func(done, total int)) (mnemo.ImportResult, error)
 	Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error)
 	CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error)
-	Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error)
+	Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error)
 	Purge(ctx context.Context, olderThan time.Duration) (int, error)
-	Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error)
+	Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error)
 	Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error)
 	Tuning(ctx context.Context) (*engine.Tuning, error)
 	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
-	Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error)
+	Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error)
 	Threads(ctx context.Context) ([]mnemo.ThreadInfo, error)
 	Principles(ctx context.Context) ([]mnemo.Principle, error)
 }
@@ -48,111 +48,108 @@ type local struct {
 	th     *thesaurus.Thesaurus
 }
 
-func (l local) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
-	return l.svc.Remember(ctx, l.caller, l.ns, in, opt)
+func (l local) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.WriteOptions) ([]mnemo.Written, error) {
+	return l.svc.Remember(l.in(ctx), in, opt)
 }
 
 func (l local) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
-	req.Namespace = l.ns
-	return l.svc.Recall(ctx, l.caller, req)
+	return l.svc.Recall(l.in(ctx), req)
 }
 
 func (l local) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
-	req.Namespace = l.ns
 	l.th.Prefetch(req.Task) // while the index loads
-	return l.svc.Digest(ctx, l.caller, req)
+	return l.svc.Digest(l.in(ctx), req)
 }
 
 func (l local) Get(ctx context.Context, id string) (*mnemo.Record, error) {
-	return l.svc.Get(ctx, l.caller, l.ns, id)
+	return l.svc.Get(l.in(ctx), id)
 }
 
 func (l local) Update(ctx context.Context, id string, p mnemo.RecordPatch) (*mnemo.Record, error) {
-	return l.svc.Update(ctx, l.caller, l.ns, id, p)
+	return l.svc.Update(l.in(ctx), id, p)
 }
 
 func (l local) Forget(ctx context.Context, id string) (*mnemo.Record, error) {
-	return l.svc.Forget(ctx, l.caller, l.ns, id)
+	return l.svc.Forget(l.in(ctx), id)
 }
 
 func (l local) Restore(ctx context.Context, id string) (*mnemo.Record, error) {
-	return l.svc.Restore(ctx, l.caller, l.ns, id)
+	return l.svc.Restore(l.in(ctx), id)
 }
 
 func (l local) History(ctx context.Context, id string) ([]mnemo.Revision, error) {
-	return l.svc.History(ctx, l.caller, l.ns, id)
+	return l.svc.History(l.in(ctx), id)
 }
 
 func (l local) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
-	return l.svc.List(ctx, l.caller, l.ns, opt)
+	return l.svc.List(l.in(ctx), opt)
 }
 
 func (l local) Export(ctx context.Context, w io.Writer) (int, error) {
-	return l.svc.Export(ctx, l.caller, l.ns, w)
+	return l.svc.Export(l.in(ctx), w)
 }
 
-func (l local) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (engine.ImportResult, error) {
-	return l.svc.Import(ctx, l.caller, l.ns, r, progress)
+func (l local) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (mnemo.ImportResult, error) {
+	return l.svc.Import(l.in(ctx), r, progress)
 }
 
 func (l local) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
-	return l.svc.Corrections(ctx, l.caller, l.ns, req)
+	return l.svc.Corrections(l.in(ctx), req)
 }
 
 func (l local) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return l.svc.CorrectionTriples(ctx, l.caller, l.ns, req, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
+	return l.svc.CorrectionTriples(l.in(ctx), req, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
 }
 
-func (l local) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
-	return l.svc.Expire(ctx, l.caller, l.ns, opt)
+func (l local) Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error) {
+	return l.svc.Expire(l.in(ctx), opt)
 }
 
 func (l local) Purge(ctx context.Context, olderThan time.Duration) (int, error) {
-	return l.svc.Purge(ctx, l.caller, l.ns, olderThan)
+	return l.svc.Purge(l.in(ctx), olderThan)
 }
 
-func (l local) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
-	req.Namespace = l.ns
-	return l.svc.Handoff(ctx, l.caller, req)
+func (l local) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
+	return l.svc.Handoff(l.in(ctx), req)
 }
 
-func (r remote) Handoff(ctx context.Context, req engine.HandoffRequest) (*engine.Handoff, error) {
+func (r remote) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
 	return r.c.Handoff(ctx, req)
 }
 
 func (l local) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
-	return l.svc.Tune(ctx, l.caller, l.ns, req, dryRun)
+	return l.svc.Tune(l.in(ctx), req, dryRun)
 }
 
 func (l local) Tuning(ctx context.Context) (*engine.Tuning, error) {
-	return l.svc.Tuning(ctx, l.caller, l.ns)
+	return l.svc.Tuning(l.in(ctx))
 }
 
 func (l local) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
-	return l.svc.Rollback(ctx, l.caller, l.ns, version)
+	return l.svc.Rollback(l.in(ctx), version)
 }
 
-func (l local) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
-	return l.svc.Summarize(ctx, l.caller, l.ns, thread, budget)
+func (l local) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
+	return l.svc.Summarize(l.in(ctx), thread, budget)
 }
 
 func (l local) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
-	return l.svc.Threads(ctx, l.caller, l.ns)
+	return l.svc.Threads(l.in(ctx))
 }
 
 func (r remote) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) { return r.c.Threads(ctx) }
 
 func (l local) Principles(ctx context.Context) ([]mnemo.Principle, error) {
-	return l.svc.Principles(ctx, l.caller, l.ns)
+	return l.svc.Principles(l.in(ctx))
 }
 
 func (r remote) Principles(ctx context.Context) ([]mnemo.Principle, error) {
 	return r.c.Principles(ctx)
 }
 
-func (r remote) Summarize(ctx context.Context, thread string, budget int) (*engine.EpisodeResult, error) {
+func (r remote) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
 	return r.c.Summarize(ctx, thread, budget)
 }
 
@@ -170,7 +167,7 @@ func (r remote) Purge(ctx context.Context, olderThan time.Duration) (int, error)
 	return r.c.Purge(ctx, olderThan)
 }
 
-func (r remote) Expire(ctx context.Context, opt engine.ExpireOptions) (*engine.ExpireResult, error) {
+func (r remote) Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error) {
 	return r.c.Expire(ctx, opt)
 }
 
@@ -185,7 +182,7 @@ func (r remote) CorrectionTriples(ctx context.Context, req mnemo.CorrectionReque
 // remote adapts the Go client to backend.
 type remote struct{ c *client.Client }
 
-func (r remote) Remember(ctx context.Context, in []mnemo.NewRecord, opt engine.WriteOptions) ([]engine.Written, error) {
+func (r remote) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.WriteOptions) ([]mnemo.Written, error) {
 	return r.c.Remember(ctx, in, opt)
 }
 
@@ -221,7 +218,7 @@ func (r remote) List(ctx context.Context, opt mnemo.ListOptions) ([]*mnemo.Recor
 
 func (r remote) Export(ctx context.Context, w io.Writer) (int, error) { return r.c.Export(ctx, w) }
 
-func (r remote) Import(ctx context.Context, rd io.Reader, progress func(done, total int)) (engine.ImportResult, error) {
+func (r remote) Import(ctx context.Context, rd io.Reader, progress func(done, total int)) (mnemo.ImportResult, error) {
 	res, err := r.c.Import(ctx, rd)
 	if err == nil && progress != nil && res.Read > 0 {
 		progress(res.Read, res.Read)
@@ -263,4 +260,9 @@ func (a *app) backend(ctx context.Context) (backend, error) {
 		return nil, err
 	}
 	return local{svc: svc, caller: a.caller(), ns: a.ns(), th: a.th}, nil
+}
+
+// in returns ctx acting for the local caller in the local namespace.
+func (l local) in(ctx context.Context) context.Context {
+	return mnemo.WithCallerIn(ctx, l.caller, l.ns)
 }

@@ -51,7 +51,7 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if len(pos) != 0 {
 			return usagef("config show takes no arguments (--version N)")
 		}
-		cv, err := svc.Config(ctx, c, ns, *version)
+		cv, err := svc.Config(mnemo.WithCallerIn(ctx, c, ns), *version)
 		if err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if len(pos) != 0 {
 			return usagef("config history takes no arguments")
 		}
-		t, err := svc.Tuning(ctx, c, ns)
+		t, err := svc.Tuning(mnemo.WithCallerIn(ctx, c, ns))
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "%s v0  the default preset's configuration\n", mark(0))
 		for _, v := range t.Versions {
-			cv, err := svc.Config(ctx, c, ns, v.Version)
+			cv, err := svc.Config(mnemo.WithCallerIn(ctx, c, ns), v.Version)
 			if err != nil {
 				return err
 			}
@@ -107,11 +107,11 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		ca, err := svc.Config(ctx, c, ns, va)
+		ca, err := svc.Config(mnemo.WithCallerIn(ctx, c, ns), va)
 		if err != nil {
 			return err
 		}
-		cb, err := svc.Config(ctx, c, ns, vb)
+		cb, err := svc.Config(mnemo.WithCallerIn(ctx, c, ns), vb)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		t, err := svc.Rollback(ctx, c, ns, v)
+		t, err := svc.Rollback(mnemo.WithCallerIn(ctx, c, ns), v)
 		if err != nil {
 			return err
 		}

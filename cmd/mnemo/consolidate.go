@@ -5,17 +5,17 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo"
 )
 
 // consolidator is a backend that can run a consolidation pass: the local
 // engine (a server consolidates in the background, serve --consolidate-every).
 type consolidator interface {
-	Consolidate(ctx context.Context, dryRun bool) (engine.ConsolidateResult, error)
+	Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error)
 }
 
-func (l local) Consolidate(ctx context.Context, dryRun bool) (engine.ConsolidateResult, error) {
-	return l.svc.Consolidate(ctx, l.caller, l.ns, dryRun)
+func (l local) Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error) {
+	return l.svc.Consolidate(l.in(ctx), dryRun)
 }
 
 // cmdConsolidate merges the namespace's near-duplicates (written by an

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // demoTask is the sample task the demo digests.
@@ -75,10 +74,10 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	recs := demoMission(time.Now())
-	if _, err := svc.Remember(ctx, a.caller(), a.ns(), recs, engine.WriteOptions{}); err != nil {
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, a.caller(), a.ns()), recs, mnemo.WriteOptions{}); err != nil {
 		return err
 	}
-	d, err := svc.Digest(ctx, a.caller(), mnemo.DigestRequest{Namespace: a.ns(), Task: demoTask, Budget: *budget})
+	d, err := svc.Digest(mnemo.WithCallerIn(ctx, a.caller(), a.ns()), mnemo.DigestRequest{Task: demoTask, Budget: *budget})
 	if err != nil {
 		return err
 	}

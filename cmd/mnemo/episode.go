@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo"
 )
 
 func init() {
@@ -41,7 +41,7 @@ func cmdThreads(ctx context.Context, a *app, args []string) error {
 
 func cmdEpisode(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("episode", flag.ContinueOnError)
-	budget := fs.Int("budget", engine.DefaultEpisodeBudget, "token budget of the summary")
+	budget := fs.Int("budget", mnemo.DefaultEpisodeBudget, "token budget of the summary")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 func init() {
@@ -66,7 +65,7 @@ func parseDays(s string) (time.Duration, error) {
 // read or changed for a long time.
 func cmdExpire(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("expire", flag.ContinueOnError)
-	importance := fs.Float64("importance", engine.DefaultExpireImportance, "archive records of importance below this")
+	importance := fs.Float64("importance", mnemo.DefaultExpireImportance, "archive records of importance below this")
 	idle := fs.String("idle", "120d", "that were neither read nor changed for this long (days, or a duration)")
 	dry := fs.Bool("dry-run", false, "list what would be archived, change nothing")
 	pos, err := a.parseFlags(fs, args)
@@ -84,7 +83,7 @@ func cmdExpire(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := b.Expire(ctx, engine.ExpireOptions{MaxImportance: *importance, Idle: d, DryRun: *dry})
+	res, err := b.Expire(ctx, mnemo.ExpireOptions{MaxImportance: *importance, Idle: d, DryRun: *dry})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo"
 )
 
 func init() {
@@ -16,7 +16,7 @@ func cmdHandoff(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
 	from := fs.String("from", "", `the outgoing operator: only corrections with provenance "operator:NAME" (default everyone's)`)
 	since := fs.String("since", "", "start of the shift or period (RFC 3339 or YYYY-MM-DD; default 7 days ago)")
-	budget := fs.Int("budget", engine.DefaultHandoffBudget, "token budget of the Markdown")
+	budget := fs.Int("budget", mnemo.DefaultHandoffBudget, "token budget of the Markdown")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func cmdHandoff(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("handoff takes no arguments")
 	}
-	req := engine.HandoffRequest{From: *from, Budget: *budget}
+	req := mnemo.HandoffRequest{From: *from, Budget: *budget}
 	if *since != "" {
 		if req.Since, err = parseTime(*since); err != nil {
 			return err

@@ -107,7 +107,7 @@ func hook(ctx context.Context, a *app, args []string, stdout io.Writer) error {
 			return mnemo.Errorf(mnemo.EINVALID, "hook input has no prompt")
 		}
 	}
-	md, err := a.cappedDigest(ctx, mnemo.Caller{Name: "hook", Session: in.SessionID, Clearance: mnemo.MaxAccessLevel}, task, f, *maxChars)
+	md, err := a.cappedDigest(ctx, mnemo.Caller{Name: "hook", Session: in.SessionID, Role: mnemo.RoleRead, Clearance: mnemo.MaxAccessLevel}, task, f, *maxChars)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (a *app) cappedDigest(ctx context.Context, c mnemo.Caller, task string, f m
 	a.th.Prefetch(task) // while the index loads
 	budget := maxChars / 3
 	for try := 0; try < 6; try++ {
-		d, err := svc.Digest(ctx, c, mnemo.DigestRequest{Namespace: a.ns(), Task: task, Budget: budget, Filter: f})
+		d, err := svc.Digest(mnemo.WithCallerIn(ctx, c, a.ns()), mnemo.DigestRequest{Task: task, Budget: budget, Filter: f})
 		if err != nil {
 			return "", err
 		}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/internal/stats"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -110,7 +109,7 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 			bar := progress(a.stderr, "loaded")
 			for i := 0; i < len(recs); i += 1000 {
 				part := recs[i:min(i+1000, len(recs))]
-				if _, err := svc.Remember(ctx, a.caller(), a.ns(), part, engine.WriteOptions{}); err != nil {
+				if _, err := svc.Remember(mnemo.WithCallerIn(ctx, a.caller(), a.ns()), part, mnemo.WriteOptions{}); err != nil {
 					return err
 				}
 				bar(i+len(part), len(recs))

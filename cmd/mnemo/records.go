@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/safefile"
 )
 
@@ -117,7 +116,7 @@ func cmdRemember(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := b.Remember(ctx, []mnemo.NewRecord{n}, engine.WriteOptions{Dedup: !*noDedup})
+	out, err := b.Remember(ctx, []mnemo.NewRecord{n}, mnemo.WriteOptions{Dedup: !*noDedup})
 	if err != nil {
 		return err
 	}

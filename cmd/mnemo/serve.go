@@ -203,7 +203,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 // loopCaller is who the server's loops run as: the administrator of the
 // database, seeing every record (each namespace's loops read and change
 // that namespace only).
-var loopCaller = mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel}
+var loopCaller = mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
@@ -254,7 +254,7 @@ func expiryJob(svc *engine.Service, retention time.Duration) func(context.Contex
 	return func(ctx context.Context) (map[string]int, error) {
 		// A failure of expiry in one namespace does not hold up the purge
 		// of the others: both run, and the first error is reported.
-		n, err := svc.ExpireAll(ctx, "expiry", engine.ExpireOptions{})
+		n, err := svc.ExpireAll(ctx, "expiry", mnemo.ExpireOptions{})
 		if retention == 0 || ctx.Err() != nil {
 			return n, err
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // serve extracts memories from threads by default, every 10 minutes;
@@ -44,11 +43,11 @@ func TestServeExtractionJobOnTheBoard(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	_, svc := startServerSvc(t, db)
 	ctx := context.Background()
-	c := mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel}
-	if _, err := svc.Remember(ctx, c, "ops", []mnemo.NewRecord{
+	c := mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
+	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, c, "ops"), []mnemo.NewRecord{
 		{Text: "Ben: We decided to route night passes via Svalbard.", Thread: "shift-7"},
 		{Text: "Anna: Pass briefs must always state the backup-link status.", Thread: "shift-7"},
-	}, engine.WriteOptions{}); err != nil {
+	}, mnemo.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var job *serveJob
