@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/storetest"
 )
 
 func pgEvictNS(i int) string { return fmt.Sprintf("ev/ns%02d", i) }
@@ -143,7 +144,7 @@ func TestIndexMemoryEviction(t *testing.T) {
 				t.Fatalf("purge: %d, %v", n, err)
 			}
 		}
-		nr := newRecord(pgEvictNS(i), "a new heron", []float32{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+		nr := storetest.NewRecord(pgEvictNS(i), "a new heron", []float32{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 		if _, err := ref.Insert(bg, []*mnemo.Record{nr}, "", ""); err != nil {
 			t.Fatal(err)
 		}

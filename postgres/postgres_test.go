@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/postgres"
@@ -77,7 +76,7 @@ func TestConformance(t *testing.T) {
 func TestCLocale(t *testing.T) {
 	s := openURL(t, newDatabase(t, "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"))
 	defer s.Close()
-	ua, fr := newRecord("c", "Столиця України — Київ", nil), newRecord("c", "Un CAFÉ crème", nil)
+	ua, fr := storetest.NewRecord("c", "Столиця України — Київ", nil), storetest.NewRecord("c", "Un CAFÉ crème", nil)
 	if _, err := s.Insert(bg, []*mnemo.Record{ua, fr}, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +86,6 @@ func TestCLocale(t *testing.T) {
 			t.Errorf("Keyword(%q) = %v, %v; want %s", q, hits, err, want)
 		}
 	}
-}
-
-func newRecord(ns, text string, v []float32) *mnemo.Record {
-	r := &mnemo.Record{ID: ulid.Make().String(), Namespace: ns, Kind: mnemo.KindFact, Text: text, Embedding: v}
-	r.Normalize(time.Now())
-	return r
 }
 
 func TestOpenInvalid(t *testing.T) {
@@ -140,7 +133,7 @@ func TestMigrationsConcurrent(t *testing.T) {
 	if err != nil || v1 < 2 {
 		t.Fatalf("schema version = %d, %v", v1, err)
 	}
-	if _, err := stores[1].Insert(bg, []*mnemo.Record{newRecord("m", "kept across reopen", nil)}, "", ""); err != nil {
+	if _, err := stores[1].Insert(bg, []*mnemo.Record{storetest.NewRecord("m", "kept across reopen", nil)}, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	s := openURL(t, u)
@@ -153,84 +146,20 @@ func TestMigrationsConcurrent(t *testing.T) {
 	}
 }
 
-// TestTwoStores checks that two Store instances on one database (as two
-// machines would have) see each other's writes in Vector and Keyword, and
-// can write concurrently.
+// TestTwoStores: two Store instances on one database, as two machines
+// would have.
 func TestTwoStores(t *testing.T) {
 	u := newDatabase(t, "")
 	a, b := openURL(t, u), openURL(t, u)
 	defer a.Close()
 	defer b.Close()
-	sc := mnemo.Scope{Namespace: "two"}
-	v := []float32{1, 0, 0, 0}
-	first := newRecord("two", "first heron", v)
-	if _, err := a.Insert(bg, []*mnemo.Record{first}, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	if hits, err := b.Vector(bg, sc, v, mnemo.Filter{}, 10); err != nil || len(hits) != 1 {
-		t.Fatalf("b sees %v, %v", hits, err)
-	}
-	second := newRecord("two", "second heron", []float32{0.9, 0.1, 0, 0})
-	if _, err := a.Insert(bg, []*mnemo.Record{second}, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	if hits, err := b.Vector(bg, sc, v, mnemo.Filter{}, 10); err != nil || len(hits) != 2 {
-		t.Fatalf("after a's insert b sees %v, %v", hits, err)
-	}
-	first.DeletedAt = &first.CreatedAt
-	if err := a.Update(bg, first, "forget", ""); err != nil {
-		t.Fatal(err)
-	}
-	if hits, _ := b.Vector(bg, sc, v, mnemo.Filter{}, 10); len(hits) != 1 || hits[0].ID != second.ID {
-		t.Errorf("after a's forget b sees %v", hits)
-	}
-	if kw, _ := b.Keyword(bg, sc, "heron", mnemo.Filter{}, 10); len(kw) != 1 {
-		t.Errorf("keyword through b sees %v", kw)
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 40)
-	for i, s := range []*postgres.Store{a, b, a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 10 {
-				r := newRecord("two", fmt.Sprintf("writer %d record %d", i, j), []float32{0, 1, 0, 0})
-				if _, err := s.Insert(bg, []*mnemo.Record{r}, "", ""); err != nil {
-					errs <- err
-				}
-				if _, err := s.Vector(bg, sc, []float32{0, 1, 0, 0}, mnemo.Filter{}, 5); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	for _, s := range []*postgres.Store{a, b} {
-		if hits, _ := s.Vector(bg, sc, []float32{0, 1, 0, 0}, mnemo.Filter{}, 100); len(hits) != 41 {
-			t.Errorf("a store sees %d vectors, want 41", len(hits))
-		}
-	}
+	storetest.TwoInstances(t, a, b)
 }
 
 func TestFloorQuery(t *testing.T) {
 	s := openNew(t)
 	defer s.Close()
-	recs := []*mnemo.Record{newRecord("f", "kestrel kestrel", nil), newRecord("f", "a kestrel and more words", nil),
-		newRecord("g", "kestrel elsewhere", nil)}
-	if _, err := s.Insert(bg, recs, "", ""); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.FloorQuery(bg, "f", `"kestrel" NEAR(`, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) != 2 || hits[0].ID != recs[0].ID || hits[0].Score <= hits[1].Score {
-		t.Errorf("floor hits = %v", hits)
-	}
+	storetest.Floor(t, s, s.FloorQuery)
 }
 
 // TestNUL checks that text PostgreSQL cannot hold is refused with a clear
@@ -238,16 +167,16 @@ func TestFloorQuery(t *testing.T) {
 func TestNUL(t *testing.T) {
 	s := openNew(t)
 	defer s.Close()
-	bad := newRecord("n", "has a \x00 inside", nil)
+	bad := storetest.NewRecord("n", "has a \x00 inside", nil)
 	if _, err := s.Insert(bg, []*mnemo.Record{bad}, "", ""); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("insert with NUL: %v", err)
 	}
-	tag := newRecord("n", "fine", nil)
+	tag := storetest.NewRecord("n", "fine", nil)
 	tag.Tags = []string{"a\x00b"}
 	if _, err := s.Insert(bg, []*mnemo.Record{tag}, "", ""); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("insert with NUL tag: %v", err)
 	}
-	lit := newRecord("n", `a literal \u0000 is fine`, nil)
+	lit := storetest.NewRecord("n", `a literal \u0000 is fine`, nil)
 	if _, err := s.Insert(bg, []*mnemo.Record{lit}, "", ""); err != nil {
 		t.Errorf("insert with a literal backslash-u0000: %v", err)
 	}
@@ -272,7 +201,7 @@ func TestPruneClearance(t *testing.T) {
 	a, b := openNew(t), openNew(t)
 	defer a.Close()
 	defer b.Close()
-	visible := []*mnemo.Record{newRecord("p", "alpha field note", nil), newRecord("p", "beta gamma report", nil)}
+	visible := []*mnemo.Record{storetest.NewRecord("p", "alpha field note", nil), storetest.NewRecord("p", "beta gamma report", nil)}
 	for _, r := range visible {
 		c := *r
 		for _, s := range []*postgres.Store{a, b} {
@@ -283,7 +212,7 @@ func TestPruneClearance(t *testing.T) {
 		}
 	}
 	for i := range 40 {
-		r := newRecord("p", fmt.Sprintf("beta secret %d", i), nil)
+		r := storetest.NewRecord("p", fmt.Sprintf("beta secret %d", i), nil)
 		r.AccessLevel = 3
 		if _, err := a.Insert(bg, []*mnemo.Record{r}, "create", "test"); err != nil {
 			t.Fatal(err)
@@ -315,7 +244,7 @@ func TestPruneClearance(t *testing.T) {
 func TestMigrationToNamespaceIDs(t *testing.T) {
 	u := newDatabase(t, "")
 	s := openURL(t, u)
-	old := newRecord("old", "heron nesting report", nil)
+	old := storetest.NewRecord("old", "heron nesting report", nil)
 	if _, err := s.Insert(bg, []*mnemo.Record{old}, "create", "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +272,7 @@ func TestMigrationToNamespaceIDs(t *testing.T) {
 	if got, err := s.Get(bg, mnemo.Scope{Namespace: "old"}, old.ID); err != nil || got.Text != old.Text {
 		t.Errorf("old record after the upgrade: %+v %v", got, err)
 	}
-	dup := newRecord("new", "a new namespace's record", nil)
+	dup := storetest.NewRecord("new", "a new namespace's record", nil)
 	dup.ID = old.ID
 	if n, err := s.Insert(bg, []*mnemo.Record{dup}, "create", "test"); err != nil || n != 0 {
 		t.Errorf("the same id in another namespace after the upgrade: skipped %d, %v", n, err)
