@@ -152,19 +152,12 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 	if opt.Mnemo == "" {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "no mnemo executable given")
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
+	progress := orQuiet(opt.Progress)
+	dir, cleanup, err := workDir(opt.Dir, "mnemo-peer-")
+	if err != nil {
+		return nil, err
 	}
-	dir := opt.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "mnemo-peer-")
-		if err != nil {
-			return nil, fmt.Errorf("bench: temp dir: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
+	defer cleanup()
 	rep := &PeerReport{N: opt.N, M: opt.M, PeerVersion: peerVersion(opt.PeerDir),
 		Mnemo: PeerSide{Name: "mnemo"}, Peer: PeerSide{Name: PeerPackage}}
 

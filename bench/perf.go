@@ -152,10 +152,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
+	progress := orQuiet(opt.Progress)
 	// The write check stays within the sizes of the run.
 	wc := opt.WriteCheck
 	wc.Small = cmp.Or(wc.Small, min(1000, opt.Sizes[0]))
@@ -188,15 +185,11 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		}
 		progress("write check", 1, 1)
 	}
-	dir := opt.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "mnemo-perf-")
-		if err != nil {
-			return nil, fmt.Errorf("bench: temp dir: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := workDir(opt.Dir, "mnemo-perf-")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	dbPath := filepath.Join(dir, "perf.db")
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: dbPath})
 	if err != nil {

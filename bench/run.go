@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -181,15 +180,11 @@ func RunLoCoMo(ctx context.Context, ds *Dataset, opt LoCoMoOptions) (*LoCoMoRepo
 		opt.Workers = min(2, runtime.GOMAXPROCS(0))
 	}
 	emb := embed.NewCached(opt.Embedder, 4096)
-	dir := opt.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "mnemo-locomo-")
-		if err != nil {
-			return nil, fmt.Errorf("bench: temp dir: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := workDir(opt.Dir, "mnemo-locomo-")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "locomo.db")})
 	if err != nil {
 		return nil, err

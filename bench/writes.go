@@ -181,10 +181,7 @@ func RunWrites(ctx context.Context, opt WritesOptions) (*WritesReport, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
+	progress := orQuiet(opt.Progress)
 	dir, cleanup, err := workDir(opt.Dir, "mnemo-writes-")
 	if err != nil {
 		return nil, err
@@ -228,6 +225,14 @@ func RunWrites(ctx context.Context, opt WritesOptions) (*WritesReport, error) {
 	}
 	rep.Elapsed = round2(time.Since(start).Seconds())
 	return rep, nil
+}
+
+// orQuiet is a progress callback, or one that reports nothing for none.
+func orQuiet(progress func(stage string, done, total int)) func(string, int, int) {
+	if progress == nil {
+		return func(string, int, int) {}
+	}
+	return progress
 }
 
 // workDir returns dir, or a new temporary directory removed by cleanup.
