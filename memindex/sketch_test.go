@@ -99,3 +99,58 @@ func TestSketchSearchRecall(t *testing.T) {
 		t.Logf("sketch recall of the exact top 100: %.3f", r)
 	}
 }
+
+// TestSketchMatchesReference checks the fast sketch bit for bit against
+// its plain definition, on dense, sparse and signed-zero vectors of the
+// dimensions in use and of odd ones.
+func TestSketchMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, dim := range []int{1, 3, 64, 100, 256, 384, 768, 1024, 1536, 3072, 4096, 5000} {
+		words := sketchWords(dim)
+		for trial := range 40 {
+			v := make([]float32, dim)
+			for i := range v {
+				switch {
+				case trial%4 == 1 && rng.Intn(10) > 0: // sparse
+				case trial%4 == 2 && rng.Intn(2) == 0:
+					v[i] = float32(math.Copysign(0, -1))
+				case trial%4 == 3:
+					v[i] = float32(rng.Intn(3) - 1) // ties: sums of exactly 0
+				default:
+					v[i] = float32(rng.NormFloat64())
+				}
+			}
+			got, want := make([]uint64, words), make([]uint64, words)
+			for i := range got {
+				got[i] = rng.Uint64() // sketch must overwrite every word
+			}
+			sketch(v, got, make([]float32, words*64/sketchRounds))
+			sketchReference(v, want, make([]float32, words*64/sketchRounds))
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("dim %d trial %d: word %d is %x, want %x", dim, trial, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSketchFast(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	v := make([]float32, 384)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	words := sketchWords(len(v))
+	out, buf := make([]uint64, words), make([]float32, words*64/sketchRounds)
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			sketch(v, out, buf)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for b.Loop() {
+			sketchReference(v, out, buf)
+		}
+	})
+}

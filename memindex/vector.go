@@ -333,7 +333,104 @@ func sketchWords(dim int) int {
 // coordinates, whose signs say nothing, while every rotated coordinate
 // mixes all of them (a random-hyperplane sketch, whose Hamming distance
 // tracks the angle). buf has at least len(out)*64/sketchRounds elements.
+//
+// The sign flips come from a table (signFlips), the transform's first two
+// levels are done together and the signs are read without a branch each;
+// every sum is the same as in sketchReference (same operands, same order),
+// so the bits are too.
 func sketch(v []float32, out []uint64, buf []float32) {
+	per := len(out) / sketchRounds
+	buf = buf[:per*64]
+	flips := signFlips()
+	if len(buf) > len(flips[0]) {
+		sketchReference(v, out, buf)
+		return
+	}
+	for r := range sketchRounds {
+		fl := flips[r][:len(v)]
+		for i, x := range v {
+			buf[i] = math.Float32frombits(math.Float32bits(x) ^ fl[i])
+		}
+		clear(buf[len(v):])
+		fwht(buf)
+		o := out[r*per : (r+1)*per]
+		for w := range o {
+			chunk := buf[w*64 : w*64+64]
+			var bits uint64
+			for k, x := range chunk {
+				bits |= uint64(b2u(x < 0)) << k
+			}
+			o[w] = bits
+		}
+	}
+}
+
+// b2u is 1 for true, 0 for false (compiled without a branch).
+func b2u(b bool) uint32 {
+	var u uint32
+	if b {
+		u = 1
+	}
+	return u
+}
+
+// fwht is the in-place fast Walsh–Hadamard transform of buf, whose length
+// is a power of two of at least 4: at each level h, every pair (j, j+h)
+// of a block of 2h becomes (a+b, a−b). Two levels are done per pass over
+// buf (h and 2h, on the four elements j, j+h, j+2h, j+3h), which gives
+// every element the same sums as one level at a time.
+func fwht(buf []float32) {
+	// Levels 1 and 2, within each block of four.
+	for i := 0; i+4 <= len(buf); i += 4 {
+		q := buf[i : i+4 : i+4]
+		a0, a1 := q[0]+q[1], q[0]-q[1]
+		b0, b1 := q[2]+q[3], q[2]-q[3]
+		q[0], q[1], q[2], q[3] = a0+b0, a1+b1, a0-b0, a1-b1
+	}
+	h := 4
+	for ; 4*h <= len(buf); h *= 4 {
+		for i := 0; i < len(buf); i += 4 * h {
+			p0 := buf[i : i+h : i+h]
+			p1 := buf[i+h : i+2*h : i+2*h]
+			p2 := buf[i+2*h : i+3*h : i+3*h]
+			p3 := buf[i+3*h : i+4*h : i+4*h]
+			for j := range p0 {
+				a0, a1 := p0[j]+p1[j], p0[j]-p1[j]
+				b0, b1 := p2[j]+p3[j], p2[j]-p3[j]
+				p0[j], p1[j], p2[j], p3[j] = a0+b0, a1+b1, a0-b0, a1-b1
+			}
+		}
+	}
+	if h < len(buf) {
+		lo, hi := buf[:h:h], buf[h:2*h:2*h]
+		for j := range lo {
+			a, b := lo[j], hi[j]
+			lo[j], hi[j] = a+b, a-b
+		}
+	}
+}
+
+// maxFlips is the longest padded vector signFlips covers (longer ones take
+// sketchReference).
+const maxFlips = 4096
+
+// signFlips holds, per round and coordinate, the sign bit rademacher flips
+// (0x80000000 for a flip, else 0), made on first use.
+var signFlips = sync.OnceValue(func() *[sketchRounds][maxFlips]uint32 {
+	var t [sketchRounds][maxFlips]uint32
+	for r := range sketchRounds {
+		for i := range maxFlips {
+			if rademacher(i + r*1_000_003) {
+				t[r][i] = 1 << 31
+			}
+		}
+	}
+	return &t
+})
+
+// sketchReference is sketch written plainly: the definition the fast one
+// is checked against, and what vectors longer than maxFlips take.
+func sketchReference(v []float32, out []uint64, buf []float32) {
 	per := len(out) / sketchRounds
 	buf = buf[:per*64]
 	for i := range out {

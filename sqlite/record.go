@@ -92,6 +92,7 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	}
 	at := s.now().UnixNano()
 	skipped := 0
+	s.prepareInserts(ctx, len(recs))
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
@@ -146,7 +147,12 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 	for _, r := range recs {
 		args = append(args, recordArgs(r, seq)...)
 	}
-	rows, err := tx.QueryContext(ctx, insertManySQL(len(recs)), args...)
+	ins, err := s.writeStmt(ctx, tx, insertManySQL(len(recs)))
+	if err != nil {
+		return 0, errInsertOne
+	}
+	defer ins.Close()
+	rows, err := ins.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, errInsertOne
 	}
@@ -183,7 +189,12 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 		revs = append(revs, r.ID, r.Namespace, at, action, actor, string(snap))
 	}
 	if len(revs) > 0 {
-		if _, err := tx.ExecContext(ctx, revisionManySQL(len(revs)/6), revs...); err != nil {
+		rev, err := s.writeStmt(ctx, tx, revisionManySQL(len(revs)/6))
+		if err != nil {
+			return 0, err
+		}
+		defer rev.Close()
+		if _, err := rev.ExecContext(ctx, revs...); err != nil {
 			return 0, err
 		}
 	}
@@ -290,6 +301,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	}
 	at := s.now().UnixNano()
 	skipped := 0
+	s.prepareInserts(ctx, len(b.Insert))
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {

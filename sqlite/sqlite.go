@@ -93,6 +93,7 @@ type Store struct {
 	txSeqs []int64
 
 	stmts      stmtCache // prepared read statements
+	wstmts     stmtCache // prepared write statements, on wdb (writeStmt)
 	idx        *index
 	cache      *recordCache // nil when disabled
 	ftsKeyword bool
@@ -103,6 +104,8 @@ type Store struct {
 	closing     context.Context // cancelled by Close: background snapshots stop
 	stop        context.CancelFunc
 	snapWG      sync.WaitGroup
+	ckpt        chan struct{} // a commit asks the checkpointer to run
+	ckptWG      sync.WaitGroup
 }
 
 // The optional capabilities the store declares (mnemo.Capabilities): all
@@ -143,6 +146,15 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
+		if txlock == "immediate" {
+			// The writer: a batch's pages stay in its cache until the
+			// commit instead of spilling to the WAL midway, and the leaves
+			// of the indexes it inserts into stay cached between batches.
+			// It checkpoints only as a last resort: the background
+			// checkpointer (checkpoint.go) keeps the WAL short.
+			q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -writerCacheKiB))
+			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walLastResort))
+		}
 		q.Set("_txlock", txlock)
 		return "file:" + (&url.URL{Path: opt.Path}).EscapedPath() + "?" + q.Encode()
 	}
@@ -179,6 +191,7 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	s.rdb = rdb
 	s.idx = newIndex()
 	s.idx.budget = memindex.NewBudget(opt.IndexMemory)
+	s.startCheckpointer()
 	return s, nil
 }
 
@@ -190,8 +203,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.stop()
 	s.snapWG.Wait()
+	s.ckptWG.Wait()
 	s.snapshotOnClose(context.Background())
 	s.stmts.close()
+	s.wstmts.close()
 	err := s.rdb.Close()
 	if werr := s.wdb.Close(); err == nil {
 		err = werr
@@ -300,6 +315,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		s.idx.local.remove(seqs)
 		return err
 	}
+	s.checkpointSoon()
 	if len(seqs) > 0 {
 		if afterCommit != nil {
 			afterCommit(s)
