@@ -101,6 +101,15 @@ type Tuner interface {
 	// retrieved, missed) triple of each missing-context correction linked
 	// to a logged retrieval, and returns their number.
 	CorrectionTriples(ctx context.Context, req CorrectionRequest, fn func(CorrectionTriple) error) (int, error)
+	// Tune searches the default preset's weights against the correction
+	// triples of the request's period and, unless dryRun, makes an
+	// accepted setting the active version.
+	Tune(ctx context.Context, req CorrectionRequest, dryRun bool) (*TuneResult, error)
+	// Tuning returns the namespace's tuning history.
+	Tuning(ctx context.Context) (*Tuning, error)
+	// Rollback makes an earlier version active (0: the preset's own
+	// weights) and returns the history.
+	Rollback(ctx context.Context, version int) (*Tuning, error)
 }
 
 // Briefer writes the texts people start from: an incoming operator's

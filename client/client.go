@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // Client calls one mnemo server. It is safe for concurrent use.
@@ -370,7 +369,7 @@ func (c *Client) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.
 
 // Tune searches the namespace's weights against its correction triples
 // (an admin key is needed).
-func (c *Client) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+func (c *Client) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
 	body := map[string]any{"dry_run": dryRun}
 	if !req.Since.IsZero() {
 		body["since"] = req.Since
@@ -378,20 +377,20 @@ func (c *Client) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun b
 	if !req.Until.IsZero() {
 		body["until"] = req.Until
 	}
-	var res engine.TuneResult
+	var res mnemo.TuneResult
 	return &res, c.do(ctx, "POST", "/v1/tune", body, &res)
 }
 
 // Tuning returns the namespace's tuning history.
-func (c *Client) Tuning(ctx context.Context) (*engine.Tuning, error) {
-	var t engine.Tuning
+func (c *Client) Tuning(ctx context.Context) (*mnemo.Tuning, error) {
+	var t mnemo.Tuning
 	return &t, c.do(ctx, "GET", "/v1/tune", nil, &t)
 }
 
 // Rollback makes an earlier tuning version active (0: the preset's own
 // weights; an admin key is needed).
-func (c *Client) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
-	var t engine.Tuning
+func (c *Client) Rollback(ctx context.Context, version int) (*mnemo.Tuning, error) {
+	var t mnemo.Tuning
 	return &t, c.do(ctx, "POST", "/v1/tune/rollback", map[string]int{"version": version}, &t)
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -22,98 +21,26 @@ import (
 // add to it, each version with its author, reason and evaluation. Version 0
 // is the default preset's own configuration.
 
-// ConfigWeights are the six factor weights as the configuration document
-// spells them.
-type ConfigWeights struct {
-	Semantic   float64 `json:"semantic"`
-	Keyword    float64 `json:"keyword"`
-	Recency    float64 `json:"recency"`
-	Importance float64 `json:"importance"`
-	Confidence float64 `json:"confidence"`
-	Frequency  float64 `json:"frequency"`
-}
-
-// Score returns w as scoring weights.
-func (w ConfigWeights) Score() score.Weights {
-	return score.Weights{Semantic: w.Semantic, Keyword: w.Keyword, Recency: w.Recency,
-		Importance: w.Importance, Confidence: w.Confidence, Frequency: w.Frequency}
-}
-
 // FromScore returns scoring weights as configuration weights.
-func FromScore(w score.Weights) ConfigWeights {
-	return ConfigWeights{Semantic: w.Semantic, Keyword: w.Keyword, Recency: w.Recency,
+func FromScore(w mnemo.Weights) mnemo.ConfigWeights {
+	return mnemo.ConfigWeights{Semantic: w.Semantic, Keyword: w.Keyword, Recency: w.Recency,
 		Importance: w.Importance, Confidence: w.Confidence, Frequency: w.Frequency}
-}
-
-// ScoringConfig is a namespace's scoring configuration.
-type ScoringConfig struct {
-	// Weights holds the weights of each intent (general, recent, rules,
-	// howto, why). General is the default preset's base; the others are
-	// what the intent rule (score.Preset.ForIntent) derives from it unless
-	// set otherwise.
-	Weights map[score.Intent]ConfigWeights `json:"weights"`
-	// HalfLives is the ordered half-life table (days per scope prefix);
-	// DefaultHalfLife the days of a scope no entry matches.
-	HalfLives       []score.HalfLife `json:"half_lives"`
-	DefaultHalfLife float64          `json:"default_half_life"`
-	// RecencyFloor is the lowest recency factor.
-	RecencyFloor float64 `json:"recency_floor"`
-	// Candidates is how many candidates each channel yields.
-	Candidates int `json:"candidates"`
-	// MinRelevance is the relevance floor of a request that sets none
-	// (0..1; see mnemo.RecallRequest.MinRelevance); nil keeps the adaptive
-	// floor.
-	MinRelevance *float64 `json:"min_relevance,omitempty"`
-	// ScoreRatio is the min_score_ratio of a digest that sets none (0..1;
-	// see mnemo.DigestRequest.MinScoreRatio); nil keeps the default,
-	// DefaultScoreRatio.
-	ScoreRatio *float64 `json:"score_ratio,omitempty"`
-	// DedupThreshold is the cosine similarity above which two ranked
-	// records are near-duplicates.
-	DedupThreshold float64 `json:"dedup_threshold"`
-}
-
-// Clone returns a deep copy of c.
-func (c ScoringConfig) Clone() ScoringConfig {
-	c.Weights = maps.Clone(c.Weights)
-	c.HalfLives = slices.Clone(c.HalfLives)
-	if c.MinRelevance != nil {
-		v := *c.MinRelevance
-		c.MinRelevance = &v
-	}
-	if c.ScoreRatio != nil {
-		v := *c.ScoreRatio
-		c.ScoreRatio = &v
-	}
-	return c
 }
 
 // WithGeneral returns c with the general weights set to w and every other
 // intent's weights derived from them by the intent rule.
-func (c ScoringConfig) WithGeneral(w score.Weights) ScoringConfig {
+func WithGeneral(c mnemo.ScoringConfig, w mnemo.Weights) mnemo.ScoringConfig {
 	c = c.Clone()
 	p := score.Preset{Weights: w}
-	c.Weights = map[score.Intent]ConfigWeights{}
+	c.Weights = map[string]mnemo.ConfigWeights{}
 	for _, i := range score.Intents() {
-		c.Weights[i] = FromScore(p.ForIntent(i))
+		c.Weights[string(i)] = FromScore(p.ForIntent(i))
 	}
 	return c
 }
 
-// General returns the general intent's weights.
-func (c ScoringConfig) General() score.Weights { return c.Weights[score.IntentGeneral].Score() }
-
-// ForIntent returns the weights of intent i (the general weights for an
-// intent the document does not name).
-func (c ScoringConfig) ForIntent(i score.Intent) score.Weights {
-	if w, ok := c.Weights[i]; ok {
-		return w.Score()
-	}
-	return c.General()
-}
-
-// apply sets p's base weights, half-lives and floor from c.
-func (c ScoringConfig) apply(p *score.Preset) {
+// applyConfig sets p's base weights, half-lives and floor from c.
+func applyConfig(c mnemo.ScoringConfig, p *score.Preset) {
 	p.Weights = c.General()
 	if len(c.HalfLives) > 0 {
 		p.HalfLives = slices.Clone(c.HalfLives)
@@ -127,21 +54,21 @@ func (c ScoringConfig) apply(p *score.Preset) {
 // DefaultConfig returns version 0: the default preset's configuration with
 // the service's half-life table and candidate count, the adaptive
 // relevance floor and the standard near-duplicate threshold.
-func (s *Service) DefaultConfig() ScoringConfig {
+func (s *Service) DefaultConfig() mnemo.ScoringConfig {
 	p, err := s.Preset(score.PresetDefault)
 	if err != nil {
 		p = score.Default()
 	}
-	c := ScoringConfig{HalfLives: slices.Clone(p.HalfLives), DefaultHalfLife: p.DefaultHalfLife,
+	c := mnemo.ScoringConfig{HalfLives: slices.Clone(p.HalfLives), DefaultHalfLife: p.DefaultHalfLife,
 		RecencyFloor: p.Floor, Candidates: s.candN, DedupThreshold: nearDuplicate}
-	return c.WithGeneral(p.Weights)
+	return WithGeneral(c, p.Weights)
 }
 
 // configOf returns the configuration of a version of t: its document, or
 // for a version written before documents existed (weights only) the
 // default with those weights; version 0 or an unknown one gives the
 // default.
-func (s *Service) configOf(t *Tuning, version int) ScoringConfig {
+func (s *Service) configOf(t *mnemo.Tuning, version int) mnemo.ScoringConfig {
 	for _, v := range t.Versions {
 		if v.Version != version {
 			continue
@@ -149,7 +76,7 @@ func (s *Service) configOf(t *Tuning, version int) ScoringConfig {
 		if v.Config != nil {
 			return v.Config.Clone()
 		}
-		return s.DefaultConfig().WithGeneral(v.Weights)
+		return WithGeneral(s.DefaultConfig(), v.Weights)
 	}
 	return s.DefaultConfig()
 }
@@ -157,13 +84,13 @@ func (s *Service) configOf(t *Tuning, version int) ScoringConfig {
 // ConfigVersion is a version's configuration as `config show` and `config
 // history` present it.
 type ConfigVersion struct {
-	Namespace string        `json:"namespace"`
-	Version   int           `json:"version"`
-	Active    bool          `json:"active"`
-	Config    ScoringConfig `json:"config"`
-	At        time.Time     `json:"at,omitzero"`
-	Author    string        `json:"author,omitempty"`
-	Reason    string        `json:"reason,omitempty"`
+	Namespace string              `json:"namespace"`
+	Version   int                 `json:"version"`
+	Active    bool                `json:"active"`
+	Config    mnemo.ScoringConfig `json:"config"`
+	At        time.Time           `json:"at,omitzero"`
+	Author    string              `json:"author,omitempty"`
+	Reason    string              `json:"reason,omitempty"`
 	// Evaluation holds the figures measured when the version was made
 	// (validation, recall, latency), by name.
 	Evaluation map[string]float64 `json:"evaluation,omitempty"`
@@ -190,7 +117,7 @@ func (s *Service) Config(ctx context.Context, version int) (*ConfigVersion, erro
 	}
 	for _, v := range t.Versions {
 		if v.Version == version {
-			cv.At, cv.Author, cv.Reason, cv.Evaluation = v.At, v.author(), v.Reason, v.Evaluation
+			cv.At, cv.Author, cv.Reason, cv.Evaluation = v.At, versionAuthor(v), v.Reason, v.Evaluation
 			return cv, nil
 		}
 	}
@@ -210,7 +137,7 @@ type ConfigChange struct {
 // (its own process at once). The document is checked for shape only (no
 // intent missing, numbers finite); the rules a version must pass are the
 // caller's (the loops' Mentor). Errors: EINVALID for a malformed document.
-func (s *Service) ApplyConfig(ctx context.Context, cfg ScoringConfig, ch ConfigChange) (*ConfigVersion, error) {
+func (s *Service) ApplyConfig(ctx context.Context, cfg mnemo.ScoringConfig, ch ConfigChange) (*ConfigVersion, error) {
 	c, sc, err := admin(ctx, "applying a configuration")
 	if err != nil {
 		return nil, err
@@ -234,10 +161,10 @@ func (s *Service) ApplyConfig(ctx context.Context, cfg ScoringConfig, ch ConfigC
 		ch.Author = c.Name
 	}
 	cfg = cfg.Clone()
-	t.Versions = append(t.Versions, TuningVersion{Version: v, At: now, Weights: cfg.General(), ActorNote: ch.Author,
+	t.Versions = append(t.Versions, mnemo.TuningVersion{Version: v, At: now, Weights: cfg.General(), ActorNote: ch.Author,
 		Config: &cfg, Author: ch.Author, Reason: ch.Reason, Evaluation: ch.Evaluation, Action: ch.Action})
 	t.Active = v
-	t.Events = append(t.Events, TuningEvent{At: now, Active: v, Action: ch.Action, Actor: ch.Author})
+	t.Events = append(t.Events, mnemo.TuningEvent{At: now, Active: v, Action: ch.Action, Actor: ch.Author})
 	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
 		return nil, err
 	}
@@ -247,9 +174,9 @@ func (s *Service) ApplyConfig(ctx context.Context, cfg ScoringConfig, ch ConfigC
 
 // checkConfigShape refuses a document the engine cannot read: an intent
 // missing or unknown, a number that is not finite.
-func checkConfigShape(cfg ScoringConfig) error {
+func checkConfigShape(cfg mnemo.ScoringConfig) error {
 	for _, i := range score.Intents() {
-		if _, ok := cfg.Weights[i]; !ok {
+		if _, ok := cfg.Weights[string(i)]; !ok {
 			return mnemo.Errorf(mnemo.EINVALID, "configuration: weights of intent %q are missing", i)
 		}
 	}
@@ -278,8 +205,8 @@ func checkConfigShape(cfg ScoringConfig) error {
 }
 
 // ParseConfig reads a configuration document; unknown fields are refused.
-func ParseConfig(b []byte) (ScoringConfig, error) {
-	var cfg ScoringConfig
+func ParseConfig(b []byte) (mnemo.ScoringConfig, error) {
+	var cfg mnemo.ScoringConfig
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
@@ -295,8 +222,8 @@ func ParseConfig(b []byte) (ScoringConfig, error) {
 // version 0 is in force; cached for tuneCacheTTL, so that another
 // process's change arrives within it. A configuration under evaluation
 // (WithConfig) in ctx wins.
-func (s *Service) activeConfig(ctx context.Context, ns string) (*ScoringConfig, error) {
-	if c, ok := ctx.Value(evalKey{}).(*ScoringConfig); ok {
+func (s *Service) activeConfig(ctx context.Context, ns string) (*mnemo.ScoringConfig, error) {
+	if c, ok := ctx.Value(evalKey{}).(*mnemo.ScoringConfig); ok {
 		return c, nil
 	}
 	now := time.Now()
@@ -310,7 +237,7 @@ func (s *Service) activeConfig(ctx context.Context, ns string) (*ScoringConfig, 
 	if err != nil {
 		return nil, err
 	}
-	var cfg *ScoringConfig
+	var cfg *mnemo.ScoringConfig
 	if t.Active != 0 {
 		c := s.configOf(t, t.Active)
 		cfg = &c
@@ -329,7 +256,7 @@ type evalKey struct{}
 // WithConfig returns a context in which the engine ranks every namespace
 // with cfg instead of its active configuration: how a configuration is
 // evaluated before it is made a version.
-func WithConfig(ctx context.Context, cfg ScoringConfig) context.Context {
+func WithConfig(ctx context.Context, cfg mnemo.ScoringConfig) context.Context {
 	c := cfg.Clone()
 	return context.WithValue(ctx, evalKey{}, &c)
 }
@@ -344,15 +271,15 @@ type RankConfig struct {
 	MinRelevance   *float64
 	ScoreRatio     float64 // a digest's min_score_ratio unless the request sets one
 	DedupThreshold float64
-	cfg            *ScoringConfig
+	cfg            *mnemo.ScoringConfig
 	override       bool
 }
 
 // Weights returns the weights of intent i: the configuration's own when it
 // names them, else the preset's rule.
-func (rc RankConfig) Weights(i score.Intent) score.Weights {
+func (rc RankConfig) Weights(i score.Intent) mnemo.Weights {
 	if rc.cfg != nil && !rc.override {
-		return rc.cfg.ForIntent(i)
+		return rc.cfg.ForIntent(string(i))
 	}
 	return rc.Preset.ForIntent(i)
 }
@@ -363,7 +290,7 @@ func (rc RankConfig) Weights(i score.Intent) score.Weights {
 // request's own relevance floor, wins over the configuration's. With
 // override set (explicit weights) only the weights stay as given. Other
 // presets are returned as they are.
-func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, override *score.Weights, minRel *float64) (RankConfig, error) {
+func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, override *mnemo.Weights, minRel *float64) (RankConfig, error) {
 	rc := RankConfig{Preset: p, Candidates: s.candN, MinRelevance: minRel, ScoreRatio: DefaultScoreRatio, DedupThreshold: nearDuplicate, override: override != nil}
 	if override != nil {
 		rc.Preset.Weights = *override
@@ -375,7 +302,7 @@ func (s *Service) rankConfig(ctx context.Context, ns string, p score.Preset, ove
 	if err != nil || cfg == nil {
 		return rc, err
 	}
-	cfg.apply(&rc.Preset)
+	applyConfig(*cfg, &rc.Preset)
 	if override != nil {
 		rc.Preset.Weights = *override
 	}

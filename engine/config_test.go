@@ -35,12 +35,12 @@ func TestRankConfigAppliesTheActiveVersion(t *testing.T) {
 		t.Fatalf("version 0: %+v %v", rc, err)
 	}
 	cfg := s.DefaultConfig()
-	cfg.HalfLives = []score.HalfLife{{Prefix: "/x", Days: 5}}
+	cfg.HalfLives = []mnemo.HalfLife{{Prefix: "/x", Days: 5}}
 	cfg.DefaultHalfLife, cfg.RecencyFloor, cfg.Candidates, cfg.DedupThreshold = 10, 0.1, 50, 0.9
 	m := 0.2
 	cfg.MinRelevance = &m
-	recent := ConfigWeights{Semantic: 0.5, Recency: 0.5}
-	cfg.Weights[score.IntentRecent] = recent
+	recent := mnemo.ConfigWeights{Semantic: 0.5, Recency: 0.5}
+	cfg.Weights[string(score.IntentRecent)] = recent
 	if _, err := s.ApplyConfig(mnemo.WithCallerIn(ctx, c, "ops"), cfg, ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestRankConfigAppliesTheActiveVersion(t *testing.T) {
 	if rc, _ := s.rankConfig(ctx, "ops", def, nil, &own); *rc.MinRelevance != 0 {
 		t.Errorf("the request's floor lost: %v", *rc.MinRelevance)
 	}
-	w := score.Weights{Semantic: 1}
+	w := mnemo.Weights{Semantic: 1}
 	if rc, _ := s.rankConfig(ctx, "ops", def, &w, nil); rc.Weights(score.IntentGeneral) != w || rc.Preset.Floor != 0.1 {
 		t.Errorf("explicit weights: %+v", rc)
 	}

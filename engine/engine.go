@@ -32,7 +32,7 @@ type Config struct {
 	DefaultPreset string // "" = score's default preset
 	// HalfLives, when set, replaces the half-life table of every preset but aura
 	// (aura's table is the reference table and never changes).
-	HalfLives []score.HalfLife
+	HalfLives []mnemo.HalfLife
 	// CandidateN is how many candidates each channel (keyword, vector) yields; default 100.
 	CandidateN int
 	// ExtractEvery, when positive, extracts candidate memories (package
@@ -73,7 +73,7 @@ type Service struct {
 	newID  func() string
 	limits mnemo.Limits
 	preset string
-	halfs  []score.HalfLife
+	halfs  []mnemo.HalfLife
 	candN  int
 
 	triageCap float64

@@ -37,7 +37,7 @@ const filterOnlyLimit = 1000
 // semantic and keyword factors are 0, every record passes the relevance
 // floor with the evidence "filter".
 // A digest (withCore) pins the core records as it does for a task.
-func (s *Service) rankFiltered(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, p score.Preset, w score.Weights, withCore bool, rk *ranking) (*ranking, error) {
+func (s *Service) rankFiltered(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, p score.Preset, w mnemo.Weights, withCore bool, rk *ranking) (*ranking, error) {
 	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: f, Limit: filterOnlyLimit, ByTime: true})
 	if err != nil {
 		return nil, err

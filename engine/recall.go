@@ -100,7 +100,7 @@ func (s *Service) rank(ctx context.Context, sc mnemo.Scope, query string, f mnem
 // when it is set; otherwise the default preset takes the namespace's
 // active tuning (Tune), if any.
 func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f mnemo.Filter, presetName, intentName string,
-	withCore bool, override *score.Weights, minRel *float64) (*ranking, error) {
+	withCore bool, override *mnemo.Weights, minRel *float64) (*ranking, error) {
 	// One read: its store calls see one state of the store, checked once.
 	ctx = mnemo.WithReadSession(ctx)
 	byFilter := filterOnly(query, f)

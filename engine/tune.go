@@ -48,75 +48,15 @@ const (
 	tuneCacheTTL   = 30 * time.Second
 )
 
-// TuningVersion is one accepted setting of a namespace's weights.
-type TuningVersion struct {
-	Version   int           `json:"version"`
-	At        time.Time     `json:"at"`
-	Weights   score.Weights `json:"weights"`
-	Before    float64       `json:"recall_before"`   // on the search half, with the weights it replaced
-	After     float64       `json:"recall_after"`    // on the search half
-	HeldOut   [2]float64    `json:"held_out_recall"` // on the held-out half: before, after
-	Triples   int           `json:"triples"`         // triples used, both halves
-	ActorNote string        `json:"actor,omitempty"` // who tuned
-	// Config is the version's whole configuration document (nil for a
-	// version that set the weights only: the default with Weights).
-	Config *ScoringConfig `json:"config,omitempty"`
-	// Action made the version: tune, apply or loop.
-	Action string `json:"action,omitempty"`
-	// Author is a role (loop/mentor) or a key or operator name.
-	Author string `json:"author,omitempty"`
-	// Reason says why the version was made.
-	Reason string `json:"reason,omitempty"`
-	// Evaluation holds the figures measured when it was made, by name.
-	Evaluation map[string]float64 `json:"evaluation,omitempty"`
-}
-
-func (v TuningVersion) author() string {
-	if v.Author != "" {
-		return v.Author
-	}
-	return v.ActorNote
-}
-
-// Tuning is a namespace's tuning history and the version in force (0: the
-// preset's own weights).
-type Tuning struct {
-	Active   int             `json:"active"`
-	Versions []TuningVersion `json:"versions"`
-	Events   []TuningEvent   `json:"events"`
-}
-
-// TuningEvent records a change of the active version.
-type TuningEvent struct {
-	At     time.Time `json:"at"`
-	Active int       `json:"active"`
-	Action string    `json:"action"` // tune, rollback
-	Actor  string    `json:"actor,omitempty"`
-}
-
-// TuneResult is what Tune found.
-type TuneResult struct {
-	Accepted bool          `json:"accepted"`
-	Reason   string        `json:"reason"` // why it was accepted or refused
-	DryRun   bool          `json:"dry_run,omitempty"`
-	Triples  int           `json:"triples"`
-	From     score.Weights `json:"from"`
-	To       score.Weights `json:"to"`
-	Before   float64       `json:"recall_before"`
-	After    float64       `json:"recall_after"`
-	HeldOut  [2]float64    `json:"held_out_recall"`
-	Version  int           `json:"version,omitempty"` // the new active version when accepted
-}
-
 type tunedEntry struct {
-	cfg *ScoringConfig
+	cfg *mnemo.ScoringConfig
 	at  time.Time
 }
 
 func tuningKey(ns string) string { return "tuning/" + ns }
 
 // Tuning returns the namespace's tuning history (empty when never tuned).
-func (s *Service) Tuning(ctx context.Context) (*Tuning, error) {
+func (s *Service) Tuning(ctx context.Context) (*mnemo.Tuning, error) {
 	_, sc, err := reader(ctx)
 	if err != nil {
 		return nil, err
@@ -124,12 +64,12 @@ func (s *Service) Tuning(ctx context.Context) (*Tuning, error) {
 	return s.loadTuning(ctx, sc.Namespace)
 }
 
-func (s *Service) loadTuning(ctx context.Context, ns string) (*Tuning, error) {
+func (s *Service) loadTuning(ctx context.Context, ns string) (*mnemo.Tuning, error) {
 	v, ok, err := s.store.Setting(ctx, tuningKey(ns))
 	if err != nil {
 		return nil, err
 	}
-	t := &Tuning{Versions: []TuningVersion{}, Events: []TuningEvent{}}
+	t := &mnemo.Tuning{Versions: []mnemo.TuningVersion{}, Events: []mnemo.TuningEvent{}}
 	if !ok {
 		return t, nil
 	}
@@ -139,7 +79,7 @@ func (s *Service) loadTuning(ctx context.Context, ns string) (*Tuning, error) {
 	return t, nil
 }
 
-func (s *Service) saveTuning(ctx context.Context, ns string, t *Tuning) error {
+func (s *Service) saveTuning(ctx context.Context, ns string, t *mnemo.Tuning) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err
@@ -157,7 +97,7 @@ func (s *Service) saveTuning(ctx context.Context, ns string, t *Tuning) error {
 // configuration (or of the one under evaluation, WithConfig), nil when
 // version 0 is in force; cached for tuneCacheTTL (so another process's
 // change arrives within it).
-func (s *Service) tunedWeights(ctx context.Context, ns string) (*score.Weights, error) {
+func (s *Service) tunedWeights(ctx context.Context, ns string) (*mnemo.Weights, error) {
 	cfg, err := s.activeConfig(ctx, ns)
 	if err != nil || cfg == nil {
 		return nil, err
@@ -167,7 +107,7 @@ func (s *Service) tunedWeights(ctx context.Context, ns string) (*score.Weights, 
 }
 
 // validWeights checks the guardrail bounds.
-func validWeights(w score.Weights) bool {
+func validWeights(w mnemo.Weights) bool {
 	for _, x := range []float64{w.Semantic, w.Keyword, w.Recency, w.Importance, w.Confidence, w.Frequency} {
 		if !(x >= minWeight-1e-9 && x <= maxWeight+1e-9) {
 			return false
@@ -189,7 +129,7 @@ type tuneTriple struct {
 // the missed records in the whole ranking (0 for one not ranked): the
 // search climbs on recall + MRR/10, since recall alone is flat until a
 // record crosses into the top k.
-func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple, held bool, w score.Weights) (float64, float64, error) {
+func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple, held bool, w mnemo.Weights) (float64, float64, error) {
 	sumR, sumM, n := 0.0, 0.0, 0
 	for _, t := range ts {
 		if t.held != held {
@@ -230,7 +170,7 @@ func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple,
 // correction triples of the request's period and, unless dryRun, makes an
 // accepted setting the active version. A refused search is not an error:
 // the result says why.
-func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*TuneResult, error) {
+func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
 	c, sc, err := admin(ctx, "tuning")
 	if err != nil {
 		return nil, err
@@ -269,7 +209,7 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 	} else if tw != nil {
 		from = *tw
 	}
-	res := &TuneResult{DryRun: dryRun, Triples: len(ts), From: from, To: from}
+	res := &mnemo.TuneResult{DryRun: dryRun, Triples: len(ts), From: from, To: from}
 	search, held := 0, 0
 	for _, t := range ts {
 		if t.held {
@@ -289,8 +229,8 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 		return nil, err
 	}
 	objective := func(r, m float64) float64 { return r + m/10 }
-	recalls := map[score.Weights]float64{from: res.Before}
-	best, _, err := SearchWeights(from, objective(res.Before, mrr), tuneStep, tuneRounds, validWeights, func(w score.Weights) (float64, error) {
+	recalls := map[mnemo.Weights]float64{from: res.Before}
+	best, _, err := SearchWeights(from, objective(res.Before, mrr), tuneStep, tuneRounds, validWeights, func(w mnemo.Weights) (float64, error) {
 		r, m, err := s.recallOf(ctx, sc, ts, false, w)
 		recalls[w] = r
 		return objective(r, m), err
@@ -331,13 +271,13 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 	for _, x := range t.Versions {
 		v = max(v, x.Version+1)
 	}
-	cfg := s.configOf(t, t.Active).WithGeneral(best)
-	t.Versions = append(t.Versions, TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
+	cfg := WithGeneral(s.configOf(t, t.Active), best)
+	t.Versions = append(t.Versions, mnemo.TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
 		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name, Config: &cfg, Action: "tune", Author: c.Name, Reason: res.Reason,
 		Evaluation: map[string]float64{"recall_before": res.Before, "recall_after": res.After,
 			"held_out_recall_before": res.HeldOut[0], "held_out_recall_after": res.HeldOut[1]}})
 	t.Active = v
-	t.Events = append(t.Events, TuningEvent{At: now, Active: v, Action: "tune", Actor: c.Name})
+	t.Events = append(t.Events, mnemo.TuningEvent{At: now, Active: v, Action: "tune", Actor: c.Name})
 	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
 		return nil, err
 	}
@@ -350,9 +290,9 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 // factor to another that valid accepts and keeps the best improvement,
 // for up to rounds rounds or until none improves. It returns the best
 // weights and their objective (from and fromValue when nothing improves).
-func SearchWeights(from score.Weights, fromValue, step float64, rounds int, valid func(score.Weights) bool,
-	objective func(score.Weights) (float64, error)) (score.Weights, float64, error) {
-	factors := func(w *score.Weights) []*float64 {
+func SearchWeights(from mnemo.Weights, fromValue, step float64, rounds int, valid func(mnemo.Weights) bool,
+	objective func(mnemo.Weights) (float64, error)) (mnemo.Weights, float64, error) {
+	factors := func(w *mnemo.Weights) []*float64 {
 		return []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency}
 	}
 	best, bestO := from, fromValue
@@ -390,7 +330,7 @@ func SearchWeights(from score.Weights, fromValue, step float64, rounds int, vali
 
 // Rollback makes an earlier tuning version active; version 0 restores the
 // preset's own weights. Errors: ENOTFOUND for an unknown version.
-func (s *Service) Rollback(ctx context.Context, version int) (*Tuning, error) {
+func (s *Service) Rollback(ctx context.Context, version int) (*mnemo.Tuning, error) {
 	c, sc, err := admin(ctx, "rolling back tuning")
 	if err != nil {
 		return nil, err
@@ -399,11 +339,11 @@ func (s *Service) Rollback(ctx context.Context, version int) (*Tuning, error) {
 	if err != nil {
 		return nil, err
 	}
-	if version != 0 && !slices.ContainsFunc(t.Versions, func(v TuningVersion) bool { return v.Version == version }) {
+	if version != 0 && !slices.ContainsFunc(t.Versions, func(v mnemo.TuningVersion) bool { return v.Version == version }) {
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "tuning version %d does not exist in %s", version, sc.Namespace)
 	}
 	t.Active = version
-	t.Events = append(t.Events, TuningEvent{At: s.now().UTC(), Active: version, Action: "rollback", Actor: c.Name})
+	t.Events = append(t.Events, mnemo.TuningEvent{At: s.now().UTC(), Active: version, Action: "rollback", Actor: c.Name})
 	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
 		return nil, err
 	}
@@ -426,4 +366,13 @@ func splitHalves(ts []tuneTriple) {
 	for i := range ts {
 		ts[i].held = i%2 == 1
 	}
+}
+
+// versionAuthor is who made a version: its author, else (versions from
+// before authors were recorded) the actor that tuned.
+func versionAuthor(v mnemo.TuningVersion) string {
+	if v.Author != "" {
+		return v.Author
+	}
+	return v.ActorNote
 }

@@ -22,7 +22,7 @@ type ApplyOptions struct {
 // Its evaluation holds the validation score of the current probes before
 // and after. Errors: EINVALID for a malformed document or a failed rule
 // (the message names the rule: "refused by rule step: …").
-func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg engine.ScoringConfig, opt ApplyOptions) (*engine.ConfigVersion, error) {
+func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg mnemo.ScoringConfig, opt ApplyOptions) (*engine.ConfigVersion, error) {
 	ns = nsOf(ns)
 	defer l.lock(ns)()
 	active, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
@@ -50,7 +50,7 @@ func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg engine
 
 // Check applies the rules a document must pass to be applied without
 // force: its own bounds, then the bounded step from the active version.
-func (l *Loops) Check(active, cfg engine.ScoringConfig) Verdict {
+func (l *Loops) Check(active, cfg mnemo.ScoringConfig) Verdict {
 	if v := CheckConfig(cfg); !v.OK {
 		return v
 	}

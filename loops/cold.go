@@ -75,7 +75,7 @@ type Executor struct {
 	Rounds int     // coordinate-ascent rounds; 0 means 4
 	// Seeds are further general weights to start from (earlier versions);
 	// the active weights and the default preset's are always tried.
-	Seeds []score.Weights
+	Seeds []mnemo.Weights
 }
 
 // half splits probes by a hash of their query and records: about half
@@ -99,7 +99,7 @@ func half(ps []Probe) (search, held []Probe) {
 // toward moves from towards to by at most maxStep per weight (a convex
 // combination, so the sum is kept), rounded to 4 decimals with the
 // rounding's residue on the largest weight.
-func toward(from, to score.Weights, maxStep float64) score.Weights {
+func toward(from, to mnemo.Weights, maxStep float64) mnemo.Weights {
 	a, b := from.Map(), to.Map()
 	d := 0.0
 	for k := range a {
@@ -110,7 +110,7 @@ func toward(from, to score.Weights, maxStep float64) score.Weights {
 		t = maxStep / d
 	}
 	mix := func(x, y float64) float64 { return math.Round((x+t*(y-x))*1e4) / 1e4 }
-	w := score.Weights{Semantic: mix(from.Semantic, to.Semantic), Keyword: mix(from.Keyword, to.Keyword),
+	w := mnemo.Weights{Semantic: mix(from.Semantic, to.Semantic), Keyword: mix(from.Keyword, to.Keyword),
 		Recency: mix(from.Recency, to.Recency), Importance: mix(from.Importance, to.Importance),
 		Confidence: mix(from.Confidence, to.Confidence), Frequency: mix(from.Frequency, to.Frequency)}
 	if r := 1 - w.Sum(); math.Abs(from.Sum()-1) < 1e-6 && math.Abs(r) < 1e-3 {
@@ -132,9 +132,9 @@ func toward(from, to score.Weights, maxStep float64) score.Weights {
 // towards the defaults where that helps. It returns the patched
 // configuration and its evaluation.
 func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c mnemo.Caller, ns string,
-	from engine.ScoringConfig, search, held, triples []Probe) (engine.ScoringConfig, Evaluation, error) {
+	from mnemo.ScoringConfig, search, held, triples []Probe) (mnemo.ScoringConfig, Evaluation, error) {
 	var ev Evaluation
-	score1 := func(cfg engine.ScoringConfig, ps []Probe) (float64, float64, error) {
+	score1 := func(cfg mnemo.ScoringConfig, ps []Probe) (float64, float64, error) {
 		ss, err := t.Score(engine.WithConfig(ctx, cfg), svc, c, ns, ps)
 		if err != nil {
 			return 0, 0, err
@@ -155,21 +155,21 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 		rounds = 4
 	}
 	base := from.General()
-	objective := func(w score.Weights) (float64, error) {
-		m, _, err := score1(from.WithGeneral(w), search)
+	objective := func(w mnemo.Weights) (float64, error) {
+		m, _, err := score1(engine.WithGeneral(from, w), search)
 		return m, err
 	}
 	best, bestV := base, ev.SearchBefore
-	seeds := append([]score.Weights{score.Default().Weights}, e.Seeds...)
-	tried := map[score.Weights]bool{base: true}
+	seeds := append([]mnemo.Weights{score.Default().Weights}, e.Seeds...)
+	tried := map[mnemo.Weights]bool{base: true}
 	for _, s := range seeds {
 		// One bounded step towards the seed: shrunk until every intent's
 		// weights (derived from the general ones) move within the bound.
 		w := toward(base, s, MaxWeightStep)
-		for k := 0; k < 20 && !CheckStep(from, from.WithGeneral(w)).OK; k++ {
+		for k := 0; k < 20 && !CheckStep(from, engine.WithGeneral(from, w)).OK; k++ {
 			w = toward(base, s, MaxWeightStep*math.Pow(0.85, float64(k+1)))
 		}
-		if tried[w] || !CheckConfig(from.WithGeneral(w)).OK || !CheckStep(from, from.WithGeneral(w)).OK {
+		if tried[w] || !CheckConfig(engine.WithGeneral(from, w)).OK || !CheckStep(from, engine.WithGeneral(from, w)).OK {
 			continue
 		}
 		tried[w] = true
@@ -181,32 +181,32 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 			best, bestV = w, v
 		}
 	}
-	valid := func(w score.Weights) bool {
-		cfg := from.WithGeneral(w)
+	valid := func(w mnemo.Weights) bool {
+		cfg := engine.WithGeneral(from, w)
 		return CheckConfig(cfg).OK && CheckStep(from, cfg).OK
 	}
 	best, bestV, err = engine.SearchWeights(best, bestV, step, rounds, valid, objective)
 	if err != nil {
 		return from, ev, err
 	}
-	patch := from.WithGeneral(best)
+	patch := engine.WithGeneral(from, best)
 	if best == base {
 		patch = from.Clone() // keep intents the document sets on their own
 	}
 	// The other fields: back towards the defaults, one bounded step, where
 	// that raises the search half's score.
 	def := svc.DefaultConfig()
-	moves := []func(engine.ScoringConfig) engine.ScoringConfig{
-		func(c engine.ScoringConfig) engine.ScoringConfig {
+	moves := []func(mnemo.ScoringConfig) mnemo.ScoringConfig{
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig {
 			d := def.RecencyFloor - c.RecencyFloor
 			c.RecencyFloor += math.Max(-MaxFloorStep, math.Min(MaxFloorStep, d))
 			return c
 		},
-		func(c engine.ScoringConfig) engine.ScoringConfig {
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig {
 			c.DefaultHalfLife = stepFactor(c.DefaultHalfLife, def.DefaultHalfLife, MaxHalfLifeFactor)
 			return c
 		},
-		func(c engine.ScoringConfig) engine.ScoringConfig {
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig {
 			if len(c.HalfLives) != len(def.HalfLives) {
 				return c
 			}
@@ -218,12 +218,12 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 			}
 			return c
 		},
-		func(c engine.ScoringConfig) engine.ScoringConfig {
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig {
 			c.Candidates = int(math.Round(stepFactor(float64(c.Candidates), float64(def.Candidates), MaxCandidateStep)))
 			return c
 		},
-		func(c engine.ScoringConfig) engine.ScoringConfig { c.MinRelevance = def.MinRelevance; return c },
-		func(c engine.ScoringConfig) engine.ScoringConfig { c.DedupThreshold = def.DedupThreshold; return c },
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig { c.MinRelevance = def.MinRelevance; return c },
+		func(c mnemo.ScoringConfig) mnemo.ScoringConfig { c.DedupThreshold = def.DedupThreshold; return c },
 	}
 	for _, mv := range moves {
 		cand := mv(patch.Clone())
@@ -291,13 +291,13 @@ type ColdRun struct {
 
 // Pending is an accepted patch waiting for a person's approval.
 type Pending struct {
-	ID         string               `json:"id"`
-	At         time.Time            `json:"at"`
-	From       int                  `json:"from_version"`
-	Config     engine.ScoringConfig `json:"config"`
-	Patch      []Change             `json:"patch"`
-	Reason     string               `json:"reason"`
-	Evaluation Evaluation           `json:"evaluation"`
+	ID         string              `json:"id"`
+	At         time.Time           `json:"at"`
+	From       int                 `json:"from_version"`
+	Config     mnemo.ScoringConfig `json:"config"`
+	Patch      []Change            `json:"patch"`
+	Reason     string              `json:"reason"`
+	Evaluation Evaluation          `json:"evaluation"`
 }
 
 // triples returns the namespace's correction triples of the last 90 days

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo"
 )
 
 // Change is one field that differs between two configurations; a field
@@ -16,7 +16,7 @@ type Change struct {
 }
 
 // Diff lists the fields in which b differs from a, sorted by field name.
-func Diff(a, b engine.ScoringConfig) []Change {
+func Diff(a, b mnemo.ScoringConfig) []Change {
 	fa, fb := flatten(a), flatten(b)
 	var out []Change
 	for k, v := range fa {
@@ -45,7 +45,7 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 // flatten names every value of c by a path: weights.recent.semantic,
 // half_lives./news, recency_floor, …
-func flatten(c engine.ScoringConfig) map[string]string {
+func flatten(c mnemo.ScoringConfig) map[string]string {
 	m := map[string]string{}
 	for i, w := range c.Weights {
 		for name, x := range w.Score().Map() {

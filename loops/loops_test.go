@@ -99,8 +99,8 @@ func (f *fixture) seed(t testing.TB, ns string, topics, perTopic int, seed int64
 }
 
 // broken ignores meaning: no weight on semantic or keyword evidence.
-func broken(svc *engine.Service) engine.ScoringConfig {
-	return svc.DefaultConfig().WithGeneral(score.Weights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1})
+func broken(svc *engine.Service) mnemo.ScoringConfig {
+	return engine.WithGeneral(svc.DefaultConfig(), mnemo.Weights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1})
 }
 
 func TestConfigVersions(t *testing.T) {
@@ -113,7 +113,7 @@ func TestConfigVersions(t *testing.T) {
 	if v := loops.CheckConfig(cv.Config); !v.OK {
 		t.Fatalf("the default configuration fails %s: %s", v.Rule, v.Detail)
 	}
-	next := cv.Config.WithGeneral(score.Weights{Semantic: 0.4, Keyword: 0.3, Recency: 0.1, Importance: 0.1, Confidence: 0.05, Frequency: 0.05})
+	next := engine.WithGeneral(cv.Config, mnemo.Weights{Semantic: 0.4, Keyword: 0.3, Recency: 0.1, Importance: 0.1, Confidence: 0.05, Frequency: 0.05})
 	next.RecencyFloor = 0.1
 	v1, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), next, engine.ConfigChange{Reason: "more relevance", Evaluation: map[string]float64{"validation_after": 0.9}})
 	if err != nil || v1.Version != 1 || v1.Author != "test" {
@@ -166,19 +166,19 @@ func TestMentorRejectsBrokenPatches(t *testing.T) {
 	m := loops.Mentor{}
 	good := loops.Evaluation{SearchBefore: 0.6, SearchAfter: 0.8, HeldBefore: 0.6, HeldAfter: 0.7}
 	sum17 := from.Clone()
-	w := sum17.Weights[score.IntentGeneral]
+	w := sum17.Weights[string(score.IntentGeneral)]
 	w.Semantic += 0.7
-	sum17.Weights[score.IntentGeneral] = w
+	sum17.Weights[string(score.IntentGeneral)] = w
 	zero := from.Clone()
 	zero.HalfLives[3].Days = 0
 	floor := from.Clone()
 	floor.RecencyFloor = 0.3
-	neg := from.WithGeneral(score.Weights{Semantic: 1.2, Keyword: -0.2})
-	far := from.WithGeneral(score.Weights{Semantic: 0.9, Keyword: 0.1})
-	near := from.WithGeneral(score.Weights{Semantic: 0.4, Keyword: 0.25, Recency: 0.1, Importance: 0.1, Confidence: 0.1, Frequency: 0.05})
+	neg := engine.WithGeneral(from, mnemo.Weights{Semantic: 1.2, Keyword: -0.2})
+	far := engine.WithGeneral(from, mnemo.Weights{Semantic: 0.9, Keyword: 0.1})
+	near := engine.WithGeneral(from, mnemo.Weights{Semantic: 0.4, Keyword: 0.25, Recency: 0.1, Importance: 0.1, Confidence: 0.1, Frequency: 0.05})
 	cases := []struct {
 		name string
-		to   engine.ScoringConfig
+		to   mnemo.ScoringConfig
 		ev   loops.Evaluation
 		rule string
 	}{

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/score"
 )
 
@@ -56,9 +56,9 @@ func fail(rule, format string, args ...any) Verdict {
 // weights in range and summing to 1 for every intent, half-lives, floor,
 // candidate count, relevance floor and near-duplicate threshold within
 // their bounds.
-func CheckConfig(c engine.ScoringConfig) Verdict {
+func CheckConfig(c mnemo.ScoringConfig) Verdict {
 	for _, i := range score.Intents() {
-		w, ok := c.Weights[i]
+		w, ok := c.Weights[string(i)]
 		if !ok {
 			return fail(RuleWeightsSum, "the weights of intent %s are missing", i)
 		}
@@ -98,9 +98,9 @@ func CheckConfig(c engine.ScoringConfig) Verdict {
 // to the proposed one no weight moves by more than MaxWeightStep, the
 // floor by more than MaxFloorStep, a half-life or the candidate count by
 // more than their factors, and the half-life table keeps its prefixes.
-func CheckStep(from, to engine.ScoringConfig) Verdict {
+func CheckStep(from, to mnemo.ScoringConfig) Verdict {
 	for _, i := range score.Intents() {
-		a, b := from.ForIntent(i).Map(), to.ForIntent(i).Map()
+		a, b := from.ForIntent(string(i)).Map(), to.ForIntent(string(i)).Map()
 		for name, x := range a {
 			if d := math.Abs(b[name] - x); d > MaxWeightStep+1e-9 {
 				return fail(RuleStep, "intent %s: weight %s moves by %.3f, more than %v in one step", i, name, d, MaxWeightStep)
@@ -112,7 +112,7 @@ func CheckStep(from, to engine.ScoringConfig) Verdict {
 	}
 	ratio := func(a, b float64) float64 { return math.Max(a/b, b/a) }
 	if len(from.HalfLives) != len(to.HalfLives) || !slices.EqualFunc(from.HalfLives, to.HalfLives,
-		func(a, b score.HalfLife) bool { return a.Prefix == b.Prefix }) {
+		func(a, b mnemo.HalfLife) bool { return a.Prefix == b.Prefix }) {
 		return fail(RuleStep, "the half-life table changes its prefixes: one step changes days only")
 	}
 	for k, h := range from.HalfLives {
@@ -156,7 +156,7 @@ type Mentor struct {
 // Judge applies every rule, in order: the configuration's own bounds,
 // the bounded step from the active configuration, a gain on the search
 // half, no loss on the held-out half, latency within budget.
-func (m Mentor) Judge(from, to engine.ScoringConfig, ev Evaluation) Verdict {
+func (m Mentor) Judge(from, to mnemo.ScoringConfig, ev Evaluation) Verdict {
 	if v := CheckConfig(to); !v.OK {
 		return v
 	}

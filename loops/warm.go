@@ -6,7 +6,7 @@
 // and triggers a repair, the Executor searches a configuration patch, the
 // Mentor accepts it only when deterministic rules pass). Configuration
 // changes are versions of the namespace's scoring configuration
-// (engine.ScoringConfig), reversible like any other.
+// (mnemo.ScoringConfig), reversible like any other.
 //
 // The loops use the engine as every surface does, with a caller's
 // clearance: probes are written from, and answered with, only the records
@@ -199,7 +199,7 @@ func (l *Loops) Revert(ctx context.Context, c mnemo.Caller, ns string) ([]Adjust
 // Evaluate scores the namespace's probes with the active configuration
 // and with cfg, changing nothing: the validation before and after, and
 // the number of probes.
-func (l *Loops) Evaluate(ctx context.Context, c mnemo.Caller, ns string, cfg engine.ScoringConfig) (before, after float64, probes int, err error) {
+func (l *Loops) Evaluate(ctx context.Context, c mnemo.Caller, ns string, cfg mnemo.ScoringConfig) (before, after float64, probes int, err error) {
 	ns = nsOf(ns)
 	kept, _, _, err := l.probes(ctx, c, ns)
 	if err != nil {

@@ -1,30 +1,27 @@
 package score
 
-import "math"
+import (
+	"math"
+
+	"github.com/mnemo-dev/mnemo"
+)
 
 // DefaultHalfLifeDays is the half-life of a scope no table entry matches.
 const DefaultHalfLifeDays = 30
 
-// HalfLife maps a scope prefix to the recency half-life, in days, of the
-// records whose scope starts with it.
-type HalfLife struct {
-	Prefix string  `json:"prefix"`
-	Days   float64 `json:"days"`
-}
-
 // ReferenceHalfLives returns the reference half-life table, in its order:
 // /news 90, /market 90, /objections 730, /scripts 730, /regulations 3650,
 // /rules 3650, /cases 730, /precedents 365. The result is a fresh slice.
-func ReferenceHalfLives() []HalfLife {
-	return []HalfLife{
-		{"/news", 90},
-		{"/market", 90},
-		{"/objections", 730},
-		{"/scripts", 730},
-		{"/regulations", 3650},
-		{"/rules", 3650},
-		{"/cases", 730},
-		{"/precedents", 365},
+func ReferenceHalfLives() []mnemo.HalfLife {
+	return []mnemo.HalfLife{
+		{Prefix: "/news", Days: 90},
+		{Prefix: "/market", Days: 90},
+		{Prefix: "/objections", Days: 730},
+		{Prefix: "/scripts", Days: 730},
+		{Prefix: "/regulations", Days: 3650},
+		{Prefix: "/rules", Days: 3650},
+		{Prefix: "/cases", Days: 730},
+		{Prefix: "/precedents", Days: 365},
 	}
 }
 
@@ -35,10 +32,10 @@ func ReferenceHalfLives() []HalfLife {
 // prefixed by, a reference entry, so putting them first changes no
 // reference scope; it only makes them win over any later catch-all entry.
 // The result is a fresh slice.
-func ExtendedHalfLives() []HalfLife {
-	return append([]HalfLife{
-		{"/user_profile", 36500},
-		{"/session", 0.01},
+func ExtendedHalfLives() []mnemo.HalfLife {
+	return append([]mnemo.HalfLife{
+		{Prefix: "/user_profile", Days: 36500},
+		{Prefix: "/session", Days: 0.01},
 	}, ReferenceHalfLives()...)
 }
 
@@ -46,7 +43,7 @@ func ExtendedHalfLives() []HalfLife {
 // scope starts with (plain, case-sensitive string prefix: "/newsletter"
 // matches "/news"), else def. A def that is not positive means
 // DefaultHalfLifeDays.
-func ResolveHalfLife(table []HalfLife, scope string, def float64) float64 {
+func ResolveHalfLife(table []mnemo.HalfLife, scope string, def float64) float64 {
 	for _, h := range table {
 		if len(scope) >= len(h.Prefix) && scope[:len(h.Prefix)] == h.Prefix {
 			return h.Days

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/score"
 )
 
@@ -25,7 +26,7 @@ func TestResolveHalfLifeGolden(t *testing.T) {
 }
 
 func TestReferenceHalfLives(t *testing.T) {
-	want := []score.HalfLife{
+	want := []mnemo.HalfLife{
 		{Prefix: "/news", Days: 90}, {Prefix: "/market", Days: 90},
 		{Prefix: "/objections", Days: 730}, {Prefix: "/scripts", Days: 730},
 		{Prefix: "/regulations", Days: 3650}, {Prefix: "/rules", Days: 3650},
@@ -49,7 +50,7 @@ func TestHalfLife(t *testing.T) {
 	def, _ := score.Lookup("default")
 	alma, _ := score.Lookup("alma")
 	aura, _ := score.Lookup("aura")
-	custom := score.Preset{HalfLives: []score.HalfLife{
+	custom := score.Preset{HalfLives: []mnemo.HalfLife{
 		{Prefix: "/a/b", Days: 1}, {Prefix: "/a", Days: 2}, {Prefix: "/a/b/c", Days: 3}, // shadowed by /a/b
 	}, DefaultHalfLife: 7}
 	for _, tc := range []struct {

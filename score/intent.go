@@ -55,7 +55,7 @@ func ParseIntent(s string) (Intent, error) {
 //     procedures and decisions stay valid for long and the match of the
 //     question matters more than age; the kind preference is KindBoost.
 //   - general, "" and unknown intents: p.Weights unchanged.
-func (p Preset) ForIntent(i Intent) Weights {
+func (p Preset) ForIntent(i Intent) mnemo.Weights {
 	w := p.Weights
 	switch i {
 	case IntentRecent:
@@ -72,7 +72,7 @@ func (p Preset) ForIntent(i Intent) Weights {
 
 // concentrate halves every weight of w except *target and adds the freed
 // mass to *target; target must point into w.
-func concentrate(w *Weights, target *float64) {
+func concentrate(w *mnemo.Weights, target *float64) {
 	keep := *target
 	freed := 0.0
 	for _, p := range []*float64{&w.Semantic, &w.Keyword, &w.Recency, &w.Importance, &w.Confidence, &w.Frequency} {

@@ -187,12 +187,12 @@ func TestForIntent(t *testing.T) {
 	aura, _ := score.Lookup("aura")
 	for _, tc := range []struct {
 		i    score.Intent
-		want score.Weights
+		want mnemo.Weights
 	}{
-		{score.IntentRecent, score.Weights{Semantic: 0.25, Recency: 0.65, Importance: 0.1}},
-		{score.IntentRules, score.Weights{Semantic: 0.25, Recency: 0.15, Importance: 0.6}},
-		{score.IntentHowTo, score.Weights{Semantic: 0.65, Recency: 0.15, Importance: 0.2}},
-		{score.IntentWhy, score.Weights{Semantic: 0.65, Recency: 0.15, Importance: 0.2}},
+		{score.IntentRecent, mnemo.Weights{Semantic: 0.25, Recency: 0.65, Importance: 0.1}},
+		{score.IntentRules, mnemo.Weights{Semantic: 0.25, Recency: 0.15, Importance: 0.6}},
+		{score.IntentHowTo, mnemo.Weights{Semantic: 0.65, Recency: 0.15, Importance: 0.2}},
+		{score.IntentWhy, mnemo.Weights{Semantic: 0.65, Recency: 0.15, Importance: 0.2}},
 	} {
 		got := aura.ForIntent(tc.i)
 		for k, v := range tc.want.Map() {

@@ -9,12 +9,12 @@ import (
 // Preset is a named scoring configuration: the factor weights, the recency
 // floor and half-life table, and the rounding of final scores.
 type Preset struct {
-	Name            string     `json:"name"`
-	Weights         Weights    `json:"weights"`
-	Floor           float64    `json:"floor"`             // lowest recency factor
-	Decimals        int        `json:"decimals"`          // round final scores to this many decimals; <0 means no rounding
-	HalfLives       []HalfLife `json:"half_lives"`        // ordered; the first plain string prefix match wins
-	DefaultHalfLife float64    `json:"default_half_life"` // days, for scopes no entry matches (30)
+	Name            string           `json:"name"`
+	Weights         mnemo.Weights    `json:"weights"`
+	Floor           float64          `json:"floor"`             // lowest recency factor
+	Decimals        int              `json:"decimals"`          // round final scores to this many decimals; <0 means no rounding
+	HalfLives       []mnemo.HalfLife `json:"half_lives"`        // ordered; the first plain string prefix match wins
+	DefaultHalfLife float64          `json:"default_half_life"` // days, for scopes no entry matches (30)
 	// GatePriors scales the prior factors (recency, importance, confidence,
 	// frequency) of each candidate by its relevance relative to the most
 	// relevant candidate of the same query (see GatedScore), so priors
@@ -40,7 +40,7 @@ const (
 func Aura() Preset {
 	return Preset{
 		Name:            PresetAura,
-		Weights:         Weights{Semantic: 0.5, Recency: 0.3, Importance: 0.2},
+		Weights:         mnemo.Weights{Semantic: 0.5, Recency: 0.3, Importance: 0.2},
 		Floor:           0.05,
 		Decimals:        4,
 		HalfLives:       ReferenceHalfLives(),
@@ -57,7 +57,7 @@ func Aura() Preset {
 func Alma() Preset {
 	return Preset{
 		Name: PresetAlma,
-		Weights: Weights{Semantic: 0.30, Keyword: 0.20, Importance: 0.15,
+		Weights: mnemo.Weights{Semantic: 0.30, Keyword: 0.20, Importance: 0.15,
 			Confidence: 0.15, Recency: 0.10, Frequency: 0.10},
 		Floor:           0.05,
 		Decimals:        -1,
@@ -94,7 +94,7 @@ func Alma() Preset {
 func Default() Preset {
 	return Preset{
 		Name: PresetDefault,
-		Weights: Weights{Semantic: 0.35, Keyword: 0.25, Recency: 0.15,
+		Weights: mnemo.Weights{Semantic: 0.35, Keyword: 0.25, Recency: 0.15,
 			Importance: 0.10, Confidence: 0.10, Frequency: 0.05},
 		Floor:           0.05,
 		Decimals:        -1,

@@ -61,7 +61,7 @@ func TestPresets(t *testing.T) {
 	alma, _ := score.Lookup("alma")
 	def, _ := score.Lookup("default")
 
-	if want := (score.Weights{Semantic: 0.5, Recency: 0.3, Importance: 0.2}); aura.Weights != want {
+	if want := (mnemo.Weights{Semantic: 0.5, Recency: 0.3, Importance: 0.2}); aura.Weights != want {
 		t.Errorf("aura weights %+v, want %+v", aura.Weights, want)
 	}
 	if aura.Floor != 0.05 || aura.Decimals != 4 || aura.DefaultHalfLife != 30 ||
@@ -69,7 +69,7 @@ func TestPresets(t *testing.T) {
 		t.Errorf("aura = %+v", aura)
 	}
 
-	if want := (score.Weights{Semantic: 0.30, Keyword: 0.20, Importance: 0.15, Confidence: 0.15,
+	if want := (mnemo.Weights{Semantic: 0.30, Keyword: 0.20, Importance: 0.15, Confidence: 0.15,
 		Recency: 0.10, Frequency: 0.10}); alma.Weights != want {
 		t.Errorf("alma weights %+v, want %+v", alma.Weights, want)
 	}

@@ -7,29 +7,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// Weights are the coefficients of the composite score, one per factor.
-type Weights struct {
-	Semantic, Keyword, Recency, Importance, Confidence, Frequency float64
-}
-
-// Map returns w keyed by factor name (mnemo.FactorSemantic …
-// mnemo.FactorFrequency); all six keys are always present.
-func (w Weights) Map() map[string]float64 {
-	return map[string]float64{
-		mnemo.FactorSemantic:   w.Semantic,
-		mnemo.FactorKeyword:    w.Keyword,
-		mnemo.FactorRecency:    w.Recency,
-		mnemo.FactorImportance: w.Importance,
-		mnemo.FactorConfidence: w.Confidence,
-		mnemo.FactorFrequency:  w.Frequency,
-	}
-}
-
-// Sum returns the sum of the six weights.
-func (w Weights) Sum() float64 {
-	return w.Semantic + w.Keyword + w.Recency + w.Importance + w.Confidence + w.Frequency
-}
-
 // Factors are the signals of one candidate record, each in [0, 1].
 // Criticality is used only by triage ranking, never by Score.
 type Factors struct {
@@ -57,7 +34,7 @@ func (f Factors) Map() map[string]float64 {
 // of the six factors (criticality is ignored), clamped to [0, 1] (NaN
 // gives 0) and rounded to p.Decimals decimals when that is not negative.
 // w is usually p.ForIntent(intent); p supplies only the rounding.
-func (p Preset) Score(w Weights, f Factors) float64 {
+func (p Preset) Score(w mnemo.Weights, f Factors) float64 {
 	// The explicit float64 conversions keep the compiler from fusing the
 	// multiply-adds, so results are identical on every architecture and
 	// match the reference summation order (semantic, recency, importance).
@@ -71,7 +48,7 @@ func (p Preset) Score(w Weights, f Factors) float64 {
 
 // Relevance returns the relevance part of a score: w.Semantic·semantic +
 // w.Keyword·keyword.
-func Relevance(w Weights, f Factors) float64 {
+func Relevance(w mnemo.Weights, f Factors) float64 {
 	return float64(w.Semantic*f.Semantic) + float64(w.Keyword*f.Keyword)
 }
 
@@ -83,7 +60,7 @@ func Relevance(w Weights, f Factors) float64 {
 // relevance among the candidates of the same query. The best-matching
 // candidate keeps its full priors; one with half its relevance keeps half.
 // The result stays in [0, 1] for weights that sum to at most 1.
-func (p Preset) GatedScore(w Weights, f Factors, gate float64) float64 {
+func (p Preset) GatedScore(w mnemo.Weights, f Factors, gate float64) float64 {
 	gate = clamp01(gate)
 	prior := float64(w.Recency*f.Recency) + float64(w.Importance*f.Importance)
 	prior = prior + float64(w.Confidence*f.Confidence) + float64(w.Frequency*f.Frequency)

@@ -68,7 +68,7 @@ func TestComputeScoreGolden(t *testing.T) {
 		}
 		// The same vector through the preset path: Score with the row's
 		// weights and Recency must agree bit for bit.
-		w := score.Weights{Semantic: r.Alpha, Recency: r.Beta, Importance: r.Gamma}
+		w := mnemo.Weights{Semantic: r.Alpha, Recency: r.Beta, Importance: r.Gamma}
 		f := score.Factors{Semantic: r.Semantic, Importance: r.Importance,
 			Recency: score.Recency(r.Days, r.HalfLife, r.Floor)}
 		if got := aura.Score(w, f); got != r.Score {
@@ -150,19 +150,19 @@ func TestScoreClamp(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		p    score.Preset
-		w    score.Weights
+		w    mnemo.Weights
 		f    score.Factors
 		want float64
 	}{
 		{"all ones, weights sum 1", def, def.Weights, all, 1},
-		{"weights over 1 clamp", def, score.Weights{Semantic: 2, Keyword: 2}, all, 1},
-		{"negative weight clamps", def, score.Weights{Semantic: -1}, all, 0},
-		{"factor above 1 clamps", def, score.Weights{Semantic: 1}, score.Factors{Semantic: 3}, 1},
-		{"NaN clamps to 0", def, score.Weights{Semantic: 1}, score.Factors{Semantic: math.NaN()}, 0},
+		{"weights over 1 clamp", def, mnemo.Weights{Semantic: 2, Keyword: 2}, all, 1},
+		{"negative weight clamps", def, mnemo.Weights{Semantic: -1}, all, 0},
+		{"factor above 1 clamps", def, mnemo.Weights{Semantic: 1}, score.Factors{Semantic: 3}, 1},
+		{"NaN clamps to 0", def, mnemo.Weights{Semantic: 1}, score.Factors{Semantic: math.NaN()}, 0},
 		{"criticality ignored", def, def.Weights, score.Factors{Criticality: 1}, 0},
 		{"zero", def, def.Weights, score.Factors{}, 0},
 		{"aura rounds to 4", aura, aura.Weights, score.Factors{Semantic: 0.123456}, 0.0617},
-		{"default does not round", def, score.Weights{Semantic: 1}, score.Factors{Semantic: 0.123456}, 0.123456},
+		{"default does not round", def, mnemo.Weights{Semantic: 1}, score.Factors{Semantic: 0.123456}, 0.123456},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.p.Score(tc.w, tc.f); got != tc.want {
@@ -221,7 +221,7 @@ func TestFrequency(t *testing.T) {
 }
 
 func TestMaps(t *testing.T) {
-	w := score.Weights{Semantic: 0.1, Keyword: 0.2, Recency: 0.3, Importance: 0.15, Confidence: 0.15, Frequency: 0.1}
+	w := mnemo.Weights{Semantic: 0.1, Keyword: 0.2, Recency: 0.3, Importance: 0.15, Confidence: 0.15, Frequency: 0.1}
 	m := w.Map()
 	want := map[string]float64{mnemo.FactorSemantic: 0.1, mnemo.FactorKeyword: 0.2, mnemo.FactorRecency: 0.3,
 		mnemo.FactorImportance: 0.15, mnemo.FactorConfidence: 0.15, mnemo.FactorFrequency: 0.1}
@@ -233,7 +233,7 @@ func TestMaps(t *testing.T) {
 			t.Errorf("Weights.Map[%s] = %v, want %v", k, m[k], v)
 		}
 	}
-	if z := (score.Weights{}).Map(); len(z) != 6 {
+	if z := (mnemo.Weights{}).Map(); len(z) != 6 {
 		t.Errorf("zero Weights.Map has %d keys, want 6", len(z))
 	}
 	if s := w.Sum(); math.Abs(s-1) > 1e-12 {

@@ -18,9 +18,9 @@ import (
 
 // ConfigApplyRequest is the body of POST /v1/config.
 type ConfigApplyRequest struct {
-	Config *engine.ScoringConfig `json:"config"`           // the whole document
-	Force  bool                  `json:"force,omitempty"`  // skip the Mentor's rules (still versioned)
-	Reason string                `json:"reason,omitempty"` // recorded with the version
+	Config *mnemo.ScoringConfig `json:"config"`           // the whole document
+	Force  bool                 `json:"force,omitempty"`  // skip the Mentor's rules (still versioned)
+	Reason string               `json:"reason,omitempty"` // recorded with the version
 }
 
 // ConfigHistory is the answer of GET /v1/config/history: every version
@@ -29,7 +29,7 @@ type ConfigHistory struct {
 	Namespace string                  `json:"namespace"`
 	Active    int                     `json:"active"`
 	Versions  []*engine.ConfigVersion `json:"versions"`
-	Events    []engine.TuningEvent    `json:"events"`
+	Events    []mnemo.TuningEvent     `json:"events"`
 }
 
 // WarmRequest is the body of POST /v1/loops/warm (it may be empty).
@@ -120,7 +120,7 @@ func (s *Server) handleConfigHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	h := ConfigHistory{Namespace: p.Namespace, Active: t.Active, Events: t.Events}
 	if h.Events == nil {
-		h.Events = []engine.TuningEvent{}
+		h.Events = []mnemo.TuningEvent{}
 	}
 	versions := []int{0}
 	for _, v := range t.Versions {

@@ -49,7 +49,7 @@ func seedUnits(t *testing.T, f *fixture, key, ns string) {
 
 // brokenConfig returns the active document of ns with weights that ignore
 // meaning.
-func brokenConfig(t *testing.T, f *fixture, key, ns string) engine.ScoringConfig {
+func brokenConfig(t *testing.T, f *fixture, key, ns string) mnemo.ScoringConfig {
 	t.Helper()
 	st, _, b := f.do(t, call{method: "GET", path: "/v1/config", key: key, ns: ns})
 	if st != 200 {
@@ -57,7 +57,7 @@ func brokenConfig(t *testing.T, f *fixture, key, ns string) engine.ScoringConfig
 	}
 	cfg := decode[engine.ConfigVersion](t, b).Config
 	for i := range cfg.Weights {
-		cfg.Weights[i] = engine.ConfigWeights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1}
+		cfg.Weights[i] = mnemo.ConfigWeights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1}
 	}
 	return cfg
 }
@@ -220,7 +220,7 @@ func TestConfigAndLoopRoutes(t *testing.T) {
 }
 
 // sumTo returns an apply body whose general weights sum to s.
-func sumTo(t *testing.T, cfg engine.ScoringConfig, s float64) string {
+func sumTo(t *testing.T, cfg mnemo.ScoringConfig, s float64) string {
 	t.Helper()
 	c := cfg.Clone()
 	w := c.Weights["general"]

@@ -32,9 +32,9 @@ type backend interface {
 	Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.ExpireResult, error)
 	Purge(ctx context.Context, olderThan time.Duration) (int, error)
 	Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error)
-	Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error)
-	Tuning(ctx context.Context) (*engine.Tuning, error)
-	Rollback(ctx context.Context, version int) (*engine.Tuning, error)
+	Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error)
+	Tuning(ctx context.Context) (*mnemo.Tuning, error)
+	Rollback(ctx context.Context, version int) (*mnemo.Tuning, error)
 	Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error)
 	Threads(ctx context.Context) ([]mnemo.ThreadInfo, error)
 	Principles(ctx context.Context) ([]mnemo.Principle, error)
@@ -119,15 +119,15 @@ func (r remote) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.H
 	return r.c.Handoff(ctx, req)
 }
 
-func (l local) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+func (l local) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
 	return l.svc.Tune(l.in(ctx), req, dryRun)
 }
 
-func (l local) Tuning(ctx context.Context) (*engine.Tuning, error) {
+func (l local) Tuning(ctx context.Context) (*mnemo.Tuning, error) {
 	return l.svc.Tuning(l.in(ctx))
 }
 
-func (l local) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
+func (l local) Rollback(ctx context.Context, version int) (*mnemo.Tuning, error) {
 	return l.svc.Rollback(l.in(ctx), version)
 }
 
@@ -153,13 +153,13 @@ func (r remote) Summarize(ctx context.Context, thread string, budget int) (*mnem
 	return r.c.Summarize(ctx, thread, budget)
 }
 
-func (r remote) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*engine.TuneResult, error) {
+func (r remote) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
 	return r.c.Tune(ctx, req, dryRun)
 }
 
-func (r remote) Tuning(ctx context.Context) (*engine.Tuning, error) { return r.c.Tuning(ctx) }
+func (r remote) Tuning(ctx context.Context) (*mnemo.Tuning, error) { return r.c.Tuning(ctx) }
 
-func (r remote) Rollback(ctx context.Context, version int) (*engine.Tuning, error) {
+func (r remote) Rollback(ctx context.Context, version int) (*mnemo.Tuning, error) {
 	return r.c.Rollback(ctx, version)
 }
 
