@@ -11,8 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
-	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 )
 
 func TestSynthDeterministic(t *testing.T) {
@@ -110,20 +109,7 @@ func TestRunPerfSmall(t *testing.T) {
 // synthetic records.
 func BenchmarkDigest(b *testing.B) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: b.TempDir() + "/bench.db"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	tok, err := tokenize.New("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewCached(embed.NewHash(0), 1024), Tokenizer: tok})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
+	svc, _ := enginetest.Open(b, func(c *engine.Config) { c.Embedder = embed.NewCached(embed.NewHash(0), 1024) })
 	syn := NewSynth(1, time.Now())
 	for range 20 {
 		if _, err := svc.Remember(mnemo.WithCallerIn(ctx, benchCaller, "b"), syn.Records(500), mnemo.WriteOptions{}); err != nil {

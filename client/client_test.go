@@ -4,18 +4,15 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
-	"github.com/mnemo-dev/mnemo/embed"
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 type fixture struct {
@@ -26,25 +23,13 @@ type fixture struct {
 // newFixture serves a real SQLite file through the real handler.
 func newFixture(t *testing.T, _ any) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "m.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenize.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st := enginetest.Open(t, nil)
 	srv, err := server.New(server.Config{Service: svc, Keys: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); svc.Close(); st.Close() })
+	t.Cleanup(ts.Close)
 	return &fixture{store: st, ts: ts}
 }
 

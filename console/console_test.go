@@ -7,18 +7,16 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/console"
-	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 // fixture is a real server (API and console) over a real SQLite file.
@@ -30,25 +28,13 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "m.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenize.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st := enginetest.Open(t, nil)
 	srv, err := server.New(server.Config{Service: svc, Keys: st, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{store: st, svc: svc, ts: httptest.NewServer(srv.Handler())}
-	t.Cleanup(func() { f.ts.Close(); svc.Close(); st.Close() })
+	t.Cleanup(f.ts.Close)
 	return f
 }
 

@@ -5,38 +5,22 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 func openService(t testing.TB) (*engine.Service, *sqlite.Store) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "m.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenize.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close(); st.Close() })
-	return svc, st
+	return enginetest.Open(t, nil)
 }
 
 // connect runs the server over an in-memory transport and returns a client session.

@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/push"
-	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 func TestPriorityAndDue(t *testing.T) {
@@ -132,17 +130,7 @@ func TestCycle(t *testing.T) {
 	repo, commit := gitRepo(t)
 	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	now := t0
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "m.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tok, _ := tokenize.New("")
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	svc, st := enginetest.Open(t, func(c *engine.Config) { c.Now = func() time.Time { return now } })
 	admin := mnemo.Caller{Name: "t", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	if _, err := svc.Remember(mnemo.WithCallerIn(ctx, admin, "ops"), []mnemo.NewRecord{
 		{Kind: mnemo.KindDecision, Text: "Night pass routing goes via Svalbard while Inuvik is in maintenance",

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
@@ -434,21 +435,12 @@ func (g *gatedStore) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOpt
 // MaxExports exports at once; the next gets 429 with Retry-After.
 func TestExportStreamsAndIsBoundedPerKey(t *testing.T) {
 	ctx := context.Background()
-	sq, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "x.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gatedStore{Store: sq, calls: map[string]int{}, holdAt: map[string]int{"big": 4, "small": 1},
-		entered: make(chan string, 2), release: make(chan struct{})}
-	tok, err := tokenize.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: g, Embedder: embed.NewHash(64), Tokenizer: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close(); sq.Close() })
+	var g *gatedStore
+	svc, sq := enginetest.Open(t, func(c *engine.Config) {
+		g = &gatedStore{Store: c.Store.(*sqlite.Store), calls: map[string]int{}, holdAt: map[string]int{"big": 4, "small": 1},
+			entered: make(chan string, 2), release: make(chan struct{})}
+		c.Store, c.Embedder = g, embed.NewHash(64)
+	})
 	var recs []mnemo.NewRecord
 	for i := range 700 { // more than one page of the export
 		recs = append(recs, mnemo.NewRecord{Text: fmt.Sprintf("export line %d of the big namespace", i)})

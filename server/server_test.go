@@ -19,11 +19,10 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
-	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
-	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
 // fixture is a real server over a real SQLite file.
@@ -46,19 +45,7 @@ func newFixture(t testing.TB, mod func(*server.Config)) *fixture {
 
 func (f *fixture) open(t testing.TB, mod func(*server.Config)) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: f.path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenize.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := engine.New(ctx, engine.Config{Store: st, Embedder: embed.NewHash(256), Tokenizer: tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st := enginetest.OpenAt(t, f.path, nil)
 	cfg := server.Config{Service: svc, Keys: st}
 	if mod != nil {
 		mod(&cfg)
@@ -68,7 +55,6 @@ func (f *fixture) open(t testing.TB, mod func(*server.Config)) {
 		t.Fatal(err)
 	}
 	f.store, f.svc, f.srv = st, svc, srv
-	t.Cleanup(func() { svc.Close(); st.Close() })
 }
 
 // key creates an API key in the fixture's store and returns its secret.
