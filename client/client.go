@@ -1,6 +1,13 @@
-// Package client is a Go client of mnemo's REST API. It speaks the same
-// types as the engine (mnemo.Record, mnemo.RecallResult, mnemo.Digest, ...)
-// and turns error responses back into *mnemo.Error with the server's code.
+// Package client is a Go client of mnemo's REST API. A Client is a
+// mnemo.Service: it speaks the service's types (mnemo.Record,
+// mnemo.RecallResult, mnemo.Digest, ...) and turns error responses back
+// into *mnemo.Error with the server's code.
+//
+// The server acts for the caller of the client's API key, whatever caller
+// a context carries. A call acts in the namespace its context carries
+// (mnemo.WithNamespace) when that is not empty, else in the client's own
+// (Options.Namespace, WithNamespace); with neither the server chooses (the
+// key's only namespace, else the default).
 package client
 
 import (
@@ -17,6 +24,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 )
+
+var _ mnemo.Service = (*Client)(nil)
 
 // Client calls one mnemo server. It is safe for concurrent use.
 type Client struct {
@@ -51,6 +60,15 @@ func (c *Client) WithNamespace(ns string) *Client {
 	cc := *c
 	cc.namespace = ns
 	return &cc
+}
+
+// namespaceOf is the namespace a call acts in: the context's, else the
+// client's ("" lets the server choose).
+func (c *Client) namespaceOf(ctx context.Context) string {
+	if ns, _ := mnemo.NamespaceFrom(ctx); ns != "" {
+		return ns
+	}
+	return c.namespace
 }
 
 // do sends a request and decodes a JSON answer into out (when non-nil).
@@ -97,8 +115,8 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader, 
 	if c.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
-	if c.namespace != "" {
-		req.Header.Set("Mnemo-Namespace", c.namespace)
+	if ns := c.namespaceOf(ctx); ns != "" {
+		req.Header.Set("Mnemo-Namespace", ns)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -292,10 +310,15 @@ func (c *Client) Export(ctx context.Context, w io.Writer) (int, error) {
 	return cw.n, nil
 }
 
-// Import sends JSONL records to the server.
-func (c *Client) Import(ctx context.Context, r io.Reader) (mnemo.ImportResult, error) {
+// Import sends JSONL records to the server, which writes them all or
+// none; progress, when set, is called once, when they are written.
+func (c *Client) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (mnemo.ImportResult, error) {
 	var res mnemo.ImportResult
-	return res, c.do(ctx, "POST", "/v1/import", r, &res)
+	err := c.do(ctx, "POST", "/v1/import", r, &res)
+	if err == nil && progress != nil && res.Read > 0 {
+		progress(res.Read, res.Read)
+	}
+	return res, err
 }
 
 // correctionQuery encodes a correction request as query parameters.
@@ -322,19 +345,29 @@ func (c *Client) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (
 	return &rep, c.do(ctx, "GET", "/v1/corrections"+correctionQuery(req), nil, &rep)
 }
 
-// CorrectionTriples writes the namespace's correction triples to w as JSONL
-// (an admin key is needed) and returns how many there were.
-func (c *Client) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, w io.Writer) (int, error) {
+// CorrectionTriples calls fn with each of the namespace's correction
+// triples, as the server streams them (an admin key is needed), and
+// returns how many there were.
+func (c *Client) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
 	resp, err := c.send(ctx, "GET", "/v1/corrections/triples"+correctionQuery(req), nil, "")
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	cw := &lineCounter{w: w}
-	if _, err := io.Copy(cw, resp.Body); err != nil {
-		return cw.n, fmt.Errorf("client: correction triples: %w", err)
+	dec := json.NewDecoder(resp.Body)
+	n := 0
+	for {
+		var t mnemo.CorrectionTriple
+		if err := dec.Decode(&t); err == io.EOF {
+			return n, nil
+		} else if err != nil {
+			return n, fmt.Errorf("client: correction triples: %w", err)
+		}
+		if err := fn(t); err != nil {
+			return n, err
+		}
+		n++
 	}
-	return cw.n, nil
 }
 
 // Expire archives the namespace's unimportant, unused records (an admin
@@ -359,6 +392,13 @@ func (c *Client) Purge(ctx context.Context, olderThan time.Duration) (int, error
 	}
 	err := c.do(ctx, "POST", "/v1/purge", map[string]any{"older_than_days": olderThan.Hours() / 24}, &res)
 	return res.Purged, err
+}
+
+// Consolidate merges the namespace's near-duplicates by the write path's
+// rules, reversibly (an admin key is needed); dryRun changes nothing.
+func (c *Client) Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error) {
+	var res mnemo.ConsolidateResult
+	return res, c.do(ctx, "POST", "/v1/consolidate", map[string]bool{"dry_run": dryRun}, &res)
 }
 
 // Handoff returns the brief for an incoming operator of the namespace.

@@ -92,13 +92,18 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("export: %d %v", n, err)
 	}
-	res, err := c.WithNamespace("copy").Import(ctx, bytes.NewReader(buf.Bytes()))
+	res, err := c.WithNamespace("copy").Import(ctx, bytes.NewReader(buf.Bytes()), nil)
 	if err != nil || res.Read != 3 || res.Imported != 3 {
 		t.Fatalf("import into another namespace of the same store: %+v %v", res, err)
 	}
-	res, err = c.WithNamespace("copy").Import(ctx, bytes.NewReader(buf.Bytes()))
-	if err != nil || res.Imported != 0 || res.Skipped != 3 {
-		t.Fatalf("second import: %+v %v", res, err)
+	// The context's namespace wins over the client's.
+	done := 0
+	res, err = c.Import(mnemo.WithNamespace(ctx, "copy"), bytes.NewReader(buf.Bytes()), func(d, _ int) { done = d })
+	if err != nil || res.Imported != 0 || res.Skipped != 3 || done != 3 {
+		t.Fatalf("second import: %+v %v (progress %d)", res, err, done)
+	}
+	if cr, err := c.Consolidate(ctx, true); err != nil || !cr.DryRun || cr.Checked != 3 || len(cr.Pairs) != 0 {
+		t.Fatalf("consolidate: %+v %v", cr, err)
 	}
 	if err := c.Health(ctx); err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func cmdADR(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/client"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/llm"
@@ -123,6 +124,46 @@ func (a *app) ns() string {
 		return ns
 	}
 	return mnemo.DefaultNamespace
+}
+
+// serverURL is --server, else $MNEMO_SERVER; "" means local mode.
+func (a *app) serverURL() string {
+	if a.server != "" {
+		return a.server
+	}
+	return a.env("MNEMO_SERVER")
+}
+
+// apiKey is --api-key, else $MNEMO_API_KEY.
+func (a *app) apiKey() string {
+	if a.key != "" {
+		return a.key
+	}
+	return a.env("MNEMO_API_KEY")
+}
+
+// memory returns the memory the record commands talk to — a mnemo server
+// through the Go client with --server, else the engine over the database —
+// and ctx acting, for both, as the caller in the namespace the flags and
+// the environment name. A server acts for its API key's caller, and in the
+// key's only namespace (else the default) when none is named.
+func (a *app) memory(ctx context.Context) (context.Context, mnemo.Service, error) {
+	if u := a.serverURL(); u != "" {
+		ns := a.namespace
+		if ns == "" {
+			ns = a.env("MNEMO_NAMESPACE")
+		}
+		c, err := client.New(u, client.Options{APIKey: a.apiKey(), Namespace: ns})
+		if err != nil {
+			return ctx, nil, err
+		}
+		return mnemo.WithCallerIn(ctx, a.caller(), ns), c, nil
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return mnemo.WithCallerIn(ctx, a.caller(), a.ns()), svc, nil
 }
 
 // caller is the local user: full clearance over their own database.

@@ -4,19 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-
-	"github.com/mnemo-dev/mnemo"
 )
-
-// consolidator is a backend that can run a consolidation pass: the local
-// engine (a server consolidates in the background, serve --consolidate-every).
-type consolidator interface {
-	Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error)
-}
-
-func (l local) Consolidate(ctx context.Context, dryRun bool) (mnemo.ConsolidateResult, error) {
-	return l.svc.Consolidate(l.in(ctx), dryRun)
-}
 
 // cmdConsolidate merges the namespace's near-duplicates (written by an
 // import or with --no-dedup) by the write path's rules, reversibly.
@@ -33,15 +21,11 @@ func cmdConsolidate(ctx context.Context, a *app, args []string) error {
 	if a.serverURL() != "" {
 		return usagef("consolidate opens the database file: drop --server (a server consolidates in the background, serve --consolidate-every)")
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
-	cb, ok := b.(consolidator)
-	if !ok {
-		return usagef("consolidate needs the database file")
-	}
-	res, err := cb.Consolidate(ctx, *dry)
+	res, err := b.Consolidate(ctx, *dry)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -35,12 +36,14 @@ func cmdCorrections(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	req.Bucket = *by
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
 	if *triples {
-		_, err := b.CorrectionTriples(ctx, req, a.stdout)
+		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
+		_, err := b.CorrectionTriples(ctx, req, func(t mnemo.CorrectionTriple) error { return enc.Encode(t) })
 		return err
 	}
 	rep, err := b.Corrections(ctx, req)

@@ -22,7 +22,7 @@ func cmdThreads(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("threads takes no arguments")
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func cmdEpisode(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 1 {
 		return usagef("episode takes one thread name")
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

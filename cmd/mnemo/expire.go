@@ -35,7 +35,7 @@ func cmdPurge(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func cmdExpire(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func cmdGit(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func cmdPrinciples(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 0 {
 		return usagef("principles takes no arguments")
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func cmdRemember(ctx context.Context, a *app, args []string) error {
 		}
 		n.ValidTo = &t
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -204,10 +204,11 @@ func cmdDigest(ctx context.Context, a *app, args []string) error {
 	if err := kf.apply(&f); err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
+	a.th.Prefetch(pos[0]) // while the index loads (local only)
 	d, err := b.Digest(ctx, mnemo.DigestRequest{Task: pos[0], Scope: *scope, Budget: *budget, Filter: f, Preset: *preset, Intent: *intent,
 		MinRelevance: *minRel, MinScoreRatio: *minRatio})
 	if err != nil {
@@ -226,7 +227,7 @@ func cmdShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -405,7 +406,7 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 	if bodyErr != nil {
 		return bodyErr
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -434,20 +435,20 @@ func cmdEdit(ctx context.Context, a *app, args []string) error {
 }
 
 func cmdForget(ctx context.Context, a *app, args []string) error {
-	return a.lifecycle(ctx, "forget", args, backend.Forget, "forgot %s (restore with: mnemo restore %s)\n")
+	return a.lifecycle(ctx, "forget", args, mnemo.Service.Forget, "forgot %s (restore with: mnemo restore %s)\n")
 }
 
 func cmdRestore(ctx context.Context, a *app, args []string) error {
-	return a.lifecycle(ctx, "restore", args, backend.Restore, "restored %s%.0s\n")
+	return a.lifecycle(ctx, "restore", args, mnemo.Service.Restore, "restored %s%.0s\n")
 }
 
 func (a *app) lifecycle(ctx context.Context, name string, args []string,
-	op func(backend, context.Context, string) (*mnemo.Record, error), msg string) error {
+	op func(mnemo.Service, context.Context, string) (*mnemo.Record, error), msg string) error {
 	id, err := a.oneID(name, args)
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -467,7 +468,7 @@ func cmdHistory(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -510,7 +511,7 @@ func cmdList(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -545,7 +546,7 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one FILE argument")
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -600,7 +601,7 @@ func cmdImport(ctx context.Context, a *app, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func cmdTune(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func cmdTuneHistory(ctx context.Context, a *app, sub string, args []string) erro
 	if err != nil {
 		return err
 	}
-	b, err := a.backend(ctx)
+	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
