@@ -132,13 +132,8 @@ func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 			cs, err := ghPages[ghComment](ctx, g, g.api.url(url.Values{"per_page": {"100"}},
 				"repos", g.owner, g.name, "issues", strconv.Itoa(c.number), "comments"))
 			if err != nil {
-				skipped = append(skipped, fmt.Errorf("%s: comments: %w", t.ID, err))
-				var rl *RateLimitError
-				if errors.As(err, &rl) {
-					// Every further request would be refused too.
-					if rest := len(cands) - 1 - i; rest > 0 {
-						skipped = append(skipped, fmt.Errorf("%d more not read", rest))
-					}
+				var stop bool
+				if skipped, stop = skipTask(skipped, t.ID, err, len(cands)-1-i); stop {
 					break
 				}
 				continue
@@ -154,6 +149,21 @@ func (g *GitHub) LongTermTasks(ctx context.Context) ([]Task, error) {
 		tasks = append(tasks, t)
 	}
 	return tasks, skippedError(len(cands), len(tasks), skipped)
+}
+
+// skipTask adds a task whose comments could not be read to skipped. After
+// a rate limit every further request would be refused too: it adds that
+// the rest tasks are not read either, and stop is set.
+func skipTask(skipped []error, id string, err error, rest int) (_ []error, stop bool) {
+	skipped = append(skipped, fmt.Errorf("%s: comments: %w", id, err))
+	var rl *RateLimitError
+	if !errors.As(err, &rl) {
+		return skipped, false
+	}
+	if rest > 0 {
+		skipped = append(skipped, fmt.Errorf("%d more not read", rest))
+	}
+	return skipped, true
 }
 
 // skippedError joins the errors of the tasks that were skipped: of n

@@ -3,7 +3,6 @@ package push
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -175,13 +174,8 @@ func (p *Plane) LongTermTasks(ctx context.Context) ([]Task, error) {
 		t.Query = ""
 		cs, err := planePages[planeComment](ctx, p, "comments", "api", "v1", "workspaces", ws, "projects", pr, "work-items", itemID, "comments", "")
 		if err != nil {
-			skipped = append(skipped, fmt.Errorf("%s: comments: %w", t.ID, err))
-			var rl *RateLimitError
-			if errors.As(err, &rl) {
-				// Every further request would be refused too.
-				if rest := len(cands) - 1 - i; rest > 0 {
-					skipped = append(skipped, fmt.Errorf("%d more not read", rest))
-				}
+			var stop bool
+			if skipped, stop = skipTask(skipped, t.ID, err, len(cands)-1-i); stop {
 				break
 			}
 			continue
