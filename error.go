@@ -48,6 +48,18 @@ func HTTPStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
+// HTTPCode is HTTPStatus read backwards: the error code a status stands
+// for, for an error answer without a JSON body (a proxy's); EINTERNAL for
+// 500 and any status not in the table.
+func HTTPCode(status int) string {
+	for code, s := range httpStatus {
+		if s == status && s != http.StatusInternalServerError {
+			return code
+		}
+	}
+	return EINTERNAL
+}
+
 // Error is mnemo's coded error. Message is safe to show to a user.
 type Error struct {
 	Code    string

@@ -17,3 +17,17 @@ func TestHTTPStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPCode(t *testing.T) {
+	for _, code := range []string{mnemo.EINVALID, mnemo.EUNAUTHORIZED, mnemo.EFORBIDDEN, mnemo.ENOTFOUND, mnemo.ECONFLICT,
+		mnemo.ETOOLARGE, mnemo.EMEDIATYPE, mnemo.ERATELIMIT, mnemo.EUNAVAILABLE} {
+		if got := mnemo.HTTPCode(mnemo.HTTPStatus(code)); got != code {
+			t.Errorf("%s: %s", code, got)
+		}
+	}
+	for _, status := range []int{500, 502, 418, 200} {
+		if got := mnemo.HTTPCode(status); got != mnemo.EINTERNAL {
+			t.Errorf("%d: %s", status, got)
+		}
+	}
+}

@@ -141,24 +141,7 @@ func responseError(resp *http.Response) error {
 	if err := json.Unmarshal(b, &eb); err == nil && eb.Error.Code != "" {
 		return &mnemo.Error{Code: eb.Error.Code, Message: eb.Error.Message}
 	}
-	code := mnemo.EINTERNAL
-	switch resp.StatusCode {
-	case 400:
-		code = mnemo.EINVALID
-	case 401:
-		code = mnemo.EUNAUTHORIZED
-	case 403:
-		code = mnemo.EFORBIDDEN
-	case 404:
-		code = mnemo.ENOTFOUND
-	case 409:
-		code = mnemo.ECONFLICT
-	case 413:
-		code = mnemo.ETOOLARGE
-	case 429:
-		code = mnemo.ERATELIMIT
-	}
-	return mnemo.Errorf(code, "server answered %s", resp.Status)
+	return mnemo.Errorf(mnemo.HTTPCode(resp.StatusCode), "server answered %s", resp.Status)
 }
 
 // Remember stores records (one request per call: POST /v1/records for one
