@@ -2,6 +2,7 @@ package thesaurus
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"slices"
@@ -31,10 +32,16 @@ func (x *keyIndex) add(key string, off uint32) {
 
 func (x *keyIndex) key(e keyEntry) []byte { return x.keys[e.k : e.k+uint32(e.n)] }
 
-// finish sorts the entries (stably, so offsets of one key keep file order)
+// finish sorts the entries by key, then offset (so offsets of one key keep
+// file order)
 // and trims spare capacity.
 func (x *keyIndex) finish() {
-	slices.SortStableFunc(x.ent, func(a, b keyEntry) int { return bytes.Compare(x.key(a), x.key(b)) })
+	slices.SortFunc(x.ent, func(a, b keyEntry) int {
+		if c := bytes.Compare(x.key(a), x.key(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.off, b.off)
+	})
 	x.ent = slices.Clip(x.ent)
 	x.keys = slices.Clip(x.keys)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -254,8 +255,19 @@ type myThes struct {
 	f            *os.File
 	enc          encoding.Encoding
 	ki           keyIndex
-	loaded       atomic.Bool
-	entries      atomic.Int64
+	// rev indexes entries under the single words their senses list that
+	// have no entry of their own: MyThes files are not all symmetric
+	// («врач» lists «доктор», and «доктор» has no entry), so such a word
+	// is looked up where it is listed.
+	rev keyIndex
+	// scanListed says whether load builds rev, which reads the whole .dat
+	// file: not for the English file beside WordNet, which is WordNet's
+	// words in both directions (5 of its 71,000 listed words lack an entry,
+	// against 18,000 of 26,000 in Russian) and whose 18 MB would cost every
+	// process half a second.
+	scanListed bool
+	loaded     atomic.Bool
+	entries    atomic.Int64
 }
 
 // openMythes opens a .dat file and reads its encoding and, from the .idx
@@ -306,6 +318,38 @@ func (m *myThes) source() Source {
 	return Source{Name: "mythes:" + m.locale, Lang: m.lang, Path: m.dat, Entries: int(m.entries.Load()), Loaded: m.loaded.Load()}
 }
 
+// addListed indexes the entry at off in rev under the single words its
+// senses list that have no entry of their own (heads).
+func (m *myThes) addListed(senses [][]byte, off int, heads map[string]bool, keys map[string]string) {
+	if off >= 1<<32-1 {
+		return
+	}
+	for _, s := range senses {
+		_, s, _ = bytes.Cut(s, []byte{'|'}) // the part of speech
+		for len(s) > 0 {
+			var f []byte
+			f, s, _ = bytes.Cut(s, []byte{'|'})
+			if i := bytes.IndexByte(f, '('); i >= 0 {
+				f = f[:i]
+			}
+			f = bytes.TrimSpace(f)
+			if len(f) == 0 || heads[string(f)] {
+				continue
+			}
+			k, ok := keys[string(f)]
+			if !ok {
+				if w := decode(m.enc, f); isSingleWord(w) {
+					k = Key(string(w))
+				}
+				keys[string(f)] = k
+			}
+			if k != "" {
+				m.rev.add(k, uint32(off))
+			}
+		}
+	}
+}
+
 func (m *myThes) add(word []byte, off int) {
 	if off >= 1<<32-1 {
 		return
@@ -318,23 +362,41 @@ func (m *myThes) add(word []byte, off int) {
 func (m *myThes) load() error {
 	n := 0
 	err := errors.New("no index")
+	rev := m.scanListed
+	var heads map[string]bool // headwords as the file spells them
+	if rev {
+		heads = map[string]bool{}
+	}
+	addHead := func(w []byte, off int) {
+		n++
+		m.add(w, off)
+		if heads != nil {
+			heads[string(w)] = true
+		}
+	}
 	if m.idx != "" {
 		var b []byte
 		if b, err = os.ReadFile(m.idx); err == nil {
-			err = parseIdx(b, func(w []byte, off int) { n++; m.add(w, off) })
+			err = parseIdx(b, addHead)
 		}
 	}
-	if err != nil { // no usable .idx: scan the .dat
-		m.ki, n = keyIndex{}, 0
-		b, err := readAll(m.f)
-		if err == nil {
-			err = parseDat(b, func(off int, w []byte, _ [][]byte) { n++; m.add(w, off) })
+	if err != nil || rev {
+		b, err2 := readAll(m.f)
+		if err2 == nil && err != nil { // no usable .idx: the headwords come from the .dat
+			m.ki, n = keyIndex{}, 0
+			clear(heads)
+			err2 = parseDat(b, func(off int, w []byte, _ [][]byte) { addHead(w, off) })
 		}
-		if err != nil {
-			return fmt.Errorf("thesaurus: mythes %s: %w", m.dat, err)
+		if err2 == nil && rev {
+			keys := map[string]string{} // listed word -> its key ("" for a phrase)
+			err2 = parseDat(b, func(off int, _ []byte, senses [][]byte) { m.addListed(senses, off, heads, keys) })
+		}
+		if err2 != nil {
+			return fmt.Errorf("thesaurus: mythes %s: %w", m.dat, err2)
 		}
 	}
 	m.ki.finish()
+	m.rev.finish()
 	m.entries.Store(int64(n))
 	m.loaded.Store(true)
 	return nil
@@ -405,12 +467,55 @@ func (m *myThes) lookup(q query, c *collector) {
 	for _, e := range entries {
 		addSenses(e, true)
 	}
+	if !slices.ContainsFunc(heads, q.own) {
+		m.lookupListed(q, c)
+	}
 	// "(див.) X" sends the reader to X: its synonyms are this word's too.
 	for _, r := range refs {
 		fr := stem.Fold(r)
 		for _, off := range m.ki.find(stem.Word(fr)) {
 			if head, senses, ok := m.entry(off); ok && head == fr {
 				addSenses(entry{senseDecay, senses}, false)
+			}
+		}
+	}
+}
+
+// lookupListed adds, for a word without an entry of its own, the entries
+// whose senses list it: their headword and the sense's other words, one
+// step further (senseDecay) than the word's own entry would give them.
+func (m *myThes) lookupListed(q query, c *collector) {
+	var done []uint32
+	for k, key := range q.keys {
+		// Under the word's own key any listed form is it ("машиной" finds
+		// "машина"); under a lemma's key, only the lemma.
+		lists := func(it mtItem) bool {
+			f := stem.Fold(it.text)
+			return stem.Word(f) == key && (k == 0 || q.own(f))
+		}
+		for _, off := range m.rev.find(key) {
+			if slices.Contains(done, off) {
+				continue
+			}
+			done = append(done, off)
+			head, senses, ok := m.entry(off)
+			if !ok {
+				continue
+			}
+			for i, s := range senses {
+				if i >= c.maxSenses {
+					break
+				}
+				items := parseSense(s)
+				if !slices.ContainsFunc(items, lists) {
+					continue
+				}
+				c.add(head, Synonym, senseDecay*senseWeight(items[0].rel, i))
+				for j, it := range items {
+					if !lists(it) {
+						c.add(it.text, it.rel, senseDecay*senseWeight(it.rel, i)*max(0.5, 1-0.03*float64(j)))
+					}
+				}
 			}
 		}
 	}

@@ -125,6 +125,14 @@ func TestMythesExpand(t *testing.T) {
 	if r := terms(th.Expand("елки"))["ель"]; r.Word != "ель" {
 		t.Errorf("ё folded: %+v", terms(th.Expand("елки")))
 	}
+	// A word listed but without an entry of its own («машина») is looked
+	// up where it is listed: the headword and the sense's other words, a
+	// sense step lower; a sense that does not list it gives nothing.
+	if m := terms(th.Expand("машиной")); m["автомобил"].Relation != Synonym || m["авт"].Weight == 0 || m["автомобил"].Weight >= ru["интерес"].Weight {
+		t.Errorf("Expand(машиной) = %v", m)
+	} else if _, ok := m["грузовик"]; ok {
+		t.Errorf("Expand(машиной) took a sense that does not list it: %v", m)
+	}
 	if s := th.Sources()[1]; !s.Loaded || s.Entries != 4 {
 		t.Errorf("after use: %+v", s)
 	}

@@ -227,6 +227,12 @@ func Load(cfg Config) (*Thesaurus, error) {
 			errs = append(errs, fmt.Errorf("thesaurus: %s: no WordNet database or MyThes th_*.dat file", p))
 		}
 	}
+	haveWordNet := slices.ContainsFunc(t.res, func(r *lazyResource) bool { _, ok := r.resource.(*wordNet); return ok })
+	for _, r := range t.res {
+		if m, ok := r.resource.(*myThes); ok {
+			m.scanListed = !(haveWordNet && m.lang == "en")
+		}
+	}
 	return t, errors.Join(errs...)
 }
 
