@@ -28,23 +28,20 @@ type LoopStatusInput struct{}
 
 // addLoopTools registers the read-only configuration and loop tools.
 func addLoopTools(srv *mcp.Server, s *server) {
-	no := false
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, s, &mcp.Tool{
 		Name:  ToolConfig,
 		Title: "Scoring configuration",
 		Description: "Show a version of the namespace's scoring configuration (weights per intent, half-lives, recency floor, " +
 			"candidate count, relevance floor, near-duplicate threshold) with who made it, why and what was measured.",
-		InputSchema: schemaFor[ConfigInput](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolConfig, s.config))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: readOnly(),
+	}, s.config)
+	addTool(srv, s, &mcp.Tool{
 		Name:  ToolLoopStatus,
 		Title: "Memory quality loops",
 		Description: "Report how well the namespace's memory answers its own probe questions (the validation score and its " +
 			"trend), the last repair the cold loop triggered or made, and the configuration patches that wait for approval.",
-		InputSchema: schemaFor[LoopStatusInput](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolLoopStatus, s.loopStatus))
+		Annotations: readOnly(),
+	}, s.loopStatus)
 }
 
 func (s *server) config(ctx context.Context, p mnemo.Principal, in ConfigInput) (*mcp.CallToolResult, error) {

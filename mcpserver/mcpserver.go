@@ -79,53 +79,47 @@ func New(svc *engine.Service, opt Options) *mcp.Server {
 			"(domain facts, decisions with provenance, operator corrections) that fits a token budget; " +
 			"call memory_remember to store what was learned or decided.",
 	})
-	yes, no := true, false
-	mcp.AddTool(srv, &mcp.Tool{
+	addTool(srv, s, &mcp.Tool{
 		Name:  ToolQuery,
 		Title: "Workflow memory query",
 		Description: "Return the context an agent should start with for a task, within a token budget: pinned core " +
 			"records first, then domain facts, workflow decisions with provenance and practitioner patterns, each with " +
 			"its score. The text content is the Markdown digest, the structured content is the same digest as JSON.",
 		InputSchema: querySchema(),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolQuery, s.query))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: readOnly(),
+	}, s.query)
+	addTool(srv, s, &mcp.Tool{
 		Name:        ToolRemember,
 		Title:       "Remember",
 		Description: "Store one memory record (a fact, decision, preference, procedure, correction, ...). Near-duplicates are merged.",
-		InputSchema: schemaFor[RememberInput](),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no},
-	}, wrap(s, ToolRemember, s.remember))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: writes(false, false),
+	}, s.remember)
+	addTool(srv, s, &mcp.Tool{
 		Name:        ToolRecall,
 		Title:       "Recall",
 		Description: "Rank the k memories that best match a query; every hit carries its score and factor breakdown.",
-		InputSchema: schemaFor[RecallInput](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolRecall, s.recall))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: readOnly(),
+	}, s.recall)
+	addTool(srv, s, &mcp.Tool{
 		Name:        ToolUpdate,
 		Title:       "Update a memory",
 		Description: "Change fields of a stored record; omitted fields are kept. The previous version stays in the record's history.",
-		InputSchema: schemaFor[UpdateInput](),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolUpdate, s.update))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: writes(true, true),
+	}, s.update)
+	addTool(srv, s, &mcp.Tool{
 		Name:        ToolForget,
 		Title:       "Forget a memory",
 		Description: "Forget a record: it leaves every retrieval. It stays restorable (mnemo restore) and the action is audited.",
-		InputSchema: schemaFor[ForgetInput](),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolForget, s.forget))
-	mcp.AddTool(srv, &mcp.Tool{
+		Annotations: writes(true, true),
+	}, s.forget)
+	addTool(srv, s, &mcp.Tool{
 		Name:  ToolHandoff,
 		Title: "Shift handoff",
 		Description: "Brief an incoming operator or agent, within a token budget: the outgoing operator's typical corrections, " +
 			"areas of heightened attention, the period's decisions with rationale, open questions and the escalation timeline. " +
 			"The text content is the Markdown brief, the structured content the same as JSON.",
-		InputSchema: schemaFor[HandoffInput](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, wrap(s, ToolHandoff, s.handoff))
+		Annotations: readOnly(),
+	}, s.handoff)
 	addLoopTools(srv, s)
 	return srv
 }
@@ -237,6 +231,30 @@ func (s *server) identify(ctx context.Context, req *mcp.CallToolRequest) (mnemo.
 	}
 	return mnemo.Principal{Caller: mnemo.Caller{Name: "mcp", Role: mnemo.RoleAdmin, Clearance: mnemo.MaxAccessLevel},
 		Namespace: s.opt.Namespace}, nil
+}
+
+// addTool registers a tool whose calls go through wrap; its input schema
+// is In's unless t gives one.
+func addTool[In any](srv *mcp.Server, s *server, t *mcp.Tool, h handler[In]) {
+	if t.InputSchema == nil {
+		t.InputSchema = schemaFor[In]()
+	}
+	mcp.AddTool(srv, t, wrap(s, t.Name, h))
+}
+
+// readOnly annotates a tool that changes nothing: calling it again is
+// harmless, and it reaches nothing outside mnemo.
+func readOnly() *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+}
+
+// writes annotates a tool that writes memory: destructive when it changes
+// or removes what exists, idempotent when calling it again changes nothing
+// more.
+func writes(destructive, idempotent bool) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &no}
 }
 
 // schemaFor infers the input schema of T (unknown properties forbidden).
