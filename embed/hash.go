@@ -8,10 +8,9 @@ import (
 	"context"
 	"math"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // DefaultHashDim is the dimension NewHash uses when given none.
@@ -45,8 +44,9 @@ const (
 // network, and the same text gives the same vector in every process and
 // version, so stores built with it never need re-embedding.
 //
-// A text is lower-cased, its diacritics are folded ("é"→"e", "ё"→"е",
-// "й"→"и") and it is split into words of letters and digits in any script.
+// A text is split into words of letters and digits in any script and
+// folded as words.HashWords does (version 1 of the word model, frozen:
+// lower case, "é"→"e", "ё"→"е", "й"→"и").
 // Features are word stems (a light suffix-stripping stemmer for English,
 // Russian and Ukrainian), exact word forms, bigrams of consecutive content
 // words and character 3- to 5-grams of each word with boundary markers, at
@@ -114,7 +114,7 @@ const maxPooledTable = 1 << 15
 
 // scratch is the per-call working memory of Hash, reused through a pool.
 type scratch struct {
-	word []rune // the current word, folded
+	word []rune // scratch of words.HashWords
 	pad  []rune // the current word with boundary markers
 
 	// An open-addressing table from feature key to summed weight and count,
@@ -179,22 +179,7 @@ func (s *scratch) insert(key uint64, w float32, n uint32) {
 // embed writes the vector of text into v (zeroed, len dim).
 func (s *scratch) embed(text string, v []float32) {
 	s.prev = 0
-	s.word = s.word[:0]
-	for _, r := range text {
-		if isWordRune(r) {
-			r1, r2 := fold(r)
-			s.word = append(s.word, r1)
-			if r2 != 0 {
-				s.word = append(s.word, r2)
-			}
-			continue
-		}
-		if r >= utf8.RuneSelf && isMark(r) {
-			continue
-		}
-		s.flushWord()
-	}
-	s.flushWord()
+	s.word = words.HashWords(text, s.word, s.addWord)
 
 	dim := uint64(len(v))
 	for _, i := range s.used {
@@ -224,14 +209,9 @@ func (s *scratch) embed(text string, v []float32) {
 	}
 }
 
-// flushWord turns the current word into features and clears it.
-func (s *scratch) flushWord() {
-	w := s.word
-	if len(w) == 0 {
-		return
-	}
-	s.word = s.word[:0]
-	n := stem.Len(w)
+// addWord turns one folded word into features.
+func (s *scratch) addWord(w []rune) {
+	n := words.StemLen(w)
 	ks := featureKey(classStem, w[:n])
 	if stopwords()[ks] {
 		s.add(ks, weightStop)

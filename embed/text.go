@@ -1,52 +1,24 @@
 package embed
 
 import (
-	"github.com/mnemo-dev/mnemo/stem"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
-
-// fold lower-cases r and strips its diacritics (see stem.FoldRune).
-func fold(r rune) (r1, r2 rune) { return stem.FoldRune(r) }
-
-// isWordRune reports whether r belongs to a word token.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// isMark reports whether r is a combining mark (a decomposed diacritic),
-// which is dropped without ending the word.
-func isMark(r rune) bool {
-	return r >= 0x300 && unicode.Is(unicode.Mn, r)
-}
-
-// foldWord folds a whole word the way the tokenizer does.
-func foldWord(w string) []rune {
-	out := make([]rune, 0, len(w))
-	for _, r := range strings.ToLower(w) {
-		if isMark(r) {
-			continue
-		}
-		r1, r2 := fold(r)
-		out = append(out, r1)
-		if r2 != 0 {
-			out = append(out, r2)
-		}
-	}
-	return out
-}
 
 // stopwords holds the stem feature keys of function words, which carry
 // little meaning and get a small weight. Built on first use.
+//
+// stopList is part of the hash embedder's vectors (version 1), frozen:
+// adding or removing a word would change the vector of every text that
+// holds it, and stored vectors would no longer match their queries. It is
+// a subset of the word model's function words (words.IsFunctionWord),
+// which may grow; TestStopListIsFrozen holds both.
 var stopwords = sync.OnceValue(func() map[uint64]bool {
 	m := map[uint64]bool{}
 	for _, w := range stopList {
-		m[featureKey(classStem, foldWord(w))] = true
+		m[featureKey(classStem, []rune(words.Fold(w)))] = true
 	}
 	return m
 })

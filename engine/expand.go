@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 )
@@ -88,7 +89,7 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 					break
 				}
 				word := strings.ToLower(r.Word)
-				if memindex.IsStopword(word) || queryStopwords[word] {
+				if words.IsFunctionWord(word) {
 					continue
 				}
 				added := false

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Pseudo-relevance feedback (the relevance model of Lavrenko and Croft,
@@ -53,7 +54,7 @@ func (s *Service) feedbackExpansion(ctx context.Context, sc mnemo.Scope, q query
 	mass := map[string]float64{}
 	for _, r := range recs {
 		for _, t := range s.termCache.of(r) {
-			if !own[t] && !queryStopwords[t] && len([]rune(t)) >= 3 {
+			if !own[t] && !words.IsFunctionWord(t) && len([]rune(t)) >= 3 {
 				mass[t] += weight[r.ID]
 			}
 		}

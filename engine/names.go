@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Names in queries.
@@ -22,29 +23,32 @@ import (
 // of a named component.
 const nameBoost = 1.1
 
-// queryNames returns the lower-cased names of q.
+// queryNames returns the lower-cased names of q: its capitalised words
+// (words.Compounds: "Jean-Luc", "O'Brien") but the first, without a
+// possessive "'s".
 func queryNames(q string) map[string]bool {
 	var out map[string]bool
 	first := true
-	for _, f := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '-' && r != '\'' }) {
-		w := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s"), "'-")
+	words.Compounds(q, "-'", func(start, end int) bool {
+		w := strings.TrimSuffix(q[start:end], "'s")
 		if first {
 			first = false
-			continue
+			return true
 		}
 		r, _ := utf8.DecodeRuneInString(w)
 		if !unicode.IsUpper(r) || utf8.RuneCountInString(w) < 2 {
-			continue
+			return true
 		}
 		lw := strings.ToLower(w)
-		if queryStopwords[lw] {
-			continue
+		if words.IsFunctionWord(lw) {
+			return true
 		}
 		if out == nil {
 			out = map[string]bool{}
 		}
 		out[lw] = true
-	}
+		return true
+	})
 	return out
 }
 

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
-	"github.com/mnemo-dev/mnemo/stem"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
@@ -47,77 +47,31 @@ type query struct {
 	lang  string   // "ru" or "uk" when the query is known to be in one (thesaurus.DetectLang)
 }
 
-// cleanQuery keeps the content words of q: not stopwords nor question
-// words (English, Russian, Ukrainian), at least two characters long, and
-// not a file-name extension (a word right after a dot that follows a
-// letter or digit, as "go" in "recall_test.go").
+// cleanQuery keeps the content words of q (words.Spans): not function
+// words (words.IsFunctionWord: stopwords, question words, pronouns;
+// English, Russian, Ukrainian), at least two characters long, and not a
+// file-name extension (a word right after a dot that follows a letter or
+// digit, as "go" in "recall_test.go").
 func cleanQuery(q string) query {
-	var words []string
+	var ws []string
 	seen := map[string]bool{}
-	var prev, prev2 rune // the two runes before the current word
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
+	words.Spans(q, func(start, end int) bool {
 		w := strings.ToLower(q[start:end])
-		ext := prev == '.' && (unicode.IsLetter(prev2) || unicode.IsDigit(prev2))
-		start = -1
-		if ext || utf8.RuneCountInString(w) < 2 || utf8.RuneCountInString(w) > memindex.MaxTokenRunes ||
-			memindex.IsStopword(w) || queryStopwords[w] || seen[w] {
-			return
+		prev, n := utf8.DecodeLastRuneInString(q[:start])
+		prev2, _ := utf8.DecodeLastRuneInString(q[:start-n])
+		ext := start > 0 && prev == '.' && start-n > 0 && (unicode.IsLetter(prev2) || unicode.IsDigit(prev2))
+		if ext || utf8.RuneCountInString(w) < 2 || words.IsFunctionWord(w) || seen[w] {
+			return true
 		}
 		seen[w] = true
-		words = append(words, w)
+		ws = append(ws, w)
+		return true
+	})
+	if len(ws) > memindex.MaxQueryTokens {
+		ws = ws[:memindex.MaxQueryTokens]
 	}
-	var last, last2 rune
-	for i, r := range q {
-		word := unicode.IsLetter(r) || unicode.IsNumber(r) || (start >= 0 && unicode.IsMark(r))
-		if word {
-			if start < 0 {
-				start, prev, prev2 = i, last, last2
-			}
-		} else {
-			flush(i)
-		}
-		last2, last = last, r
-	}
-	flush(len(q))
-	if len(words) > memindex.MaxQueryTokens {
-		words = words[:memindex.MaxQueryTokens]
-	}
-	return query{text: strings.Join(words, " "), terms: memindex.Terms(words, memindex.MaxQueryTokens), lang: thesaurus.DetectLang(q)}
+	return query{text: strings.Join(ws, " "), terms: memindex.Terms(ws, memindex.MaxQueryTokens), lang: thesaurus.DetectLang(q)}
 }
-
-// queryStopwords are words that carry no topic in a question, beyond the
-// index's stopwords: question words, auxiliaries, pronouns, quantifiers.
-var queryStopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
-		about above after again against all also am any anyone anything around because been before being
-		both can could does doing done during each either else ever every few further get got he her here
-		hers herself him himself his how's however i'd i'll i'm i've just may maybe might mine more most much
-		must myself neither nor now off often once only other ought ours ourselves out over own please
-		rather really same shall she should since some something such than that's thing things those though
-		through too under until up upon us very via was whatever whenever whether while whom whose would
-		yet you'd you're yours yourself yourselves tell told let lets kind sort ones one
-		какой какая какое какие каким какую каких когда где куда откуда почему зачем кто кого кому чем
-		был была были было быть есть будет будут их ему ей им нам вам наш наша наше наши ваш ваша ваше
-		ваши свой своя свои своё этот эта эти этого этой тот та те там тут здесь уже ещё еще очень можно
-		нужно надо мой моя мои моё сам сама само сами себя себе который которая которые которое
-		тоже также лишь только просто вообще сейчас теперь ведь вы
-		яке яким якої якого якою якій яку коли куди звідки чому навіщо хто кого кому чим був була були
-		було бути буде будуть їх йому їй їм нам вам наша наше наші ваша ваше ваші свій своя свої своє цей
-		ця ці цього цієї той те ті там тут вже дуже можна треба потрібно мій моя мої моє сам сама саме
-		самі себе собі котрий також тільки лише просто зараз тепер адже він вона воно вони ви про у в до
-		для на по при над під без між через після перед
-		после около между под про от из за его её ее него неё нее ней ним них меня мне мной тебя тебе
-		тобой нас вас он она оно они я ты мы
-		її його нього неї ній мене мені мною тобі тобою від із зі ти ми`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // floor decides, per candidate, whether it shows evidence of relevance.
 type floor struct {
@@ -319,7 +273,7 @@ func cutTerms(text string) []string {
 	var out []string
 	seen := make(map[string]struct{}, 16)
 	memindex.EachTerm([]byte(text), nil, func(t []byte) {
-		t = t[:stem.Bytes(t)]
+		t = t[:words.StemBytes(t)]
 		if _, ok := seen[string(t)]; !ok {
 			w := string(t)
 			seen[w] = struct{}{}

@@ -3,6 +3,8 @@ package extract
 import (
 	"strings"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Step sequences, for learning procedures from repetition: Steps reads the
@@ -58,17 +60,13 @@ func Steps(text string) []string {
 	return out
 }
 
-// stepStop are words too common to tell steps apart.
-var stepStop = map[string]bool{"the": true, "and": true, "then": true, "with": true, "for": true, "this": true, "that": true,
-	"from": true, "into": true, "your": true, "our": true, "all": true, "its": true, "you": true,
-	"все": true, "всё": true, "для": true, "это": true, "как": true, "что": true, "його": true, "усі": true, "всі": true, "що": true}
-
-// StepKey is the content words of a step: lowercased words of three or
-// more letters or digits, common ones left out.
+// StepKey is the content words of a step: its words folded
+// (words.SplitFolded) of three or more letters or digits, function words
+// (words.IsFunctionWord) left out.
 func StepKey(step string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(step), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) >= 3 && !stepStop[w] {
+	for _, w := range words.SplitFolded(step) {
+		if len([]rune(w)) >= 3 && !words.IsStopword(w) {
 			out = append(out, w)
 		}
 	}

@@ -12,10 +12,9 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/llm"
-	"github.com/mnemo-dev/mnemo/memindex"
 	"github.com/mnemo-dev/mnemo/score"
-	"github.com/mnemo-dev/mnemo/stem"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
@@ -49,24 +48,25 @@ type word struct {
 }
 
 // words returns the content words of text in order, once each: letters
-// and digits, at least three runes (or two with a digit), not a stopword.
-func words(text string) []word {
+// and digits (words.Compounds: "e-mail" is one word), at least three
+// runes (or two with a digit), not a stopword.
+func contentWords(text string) []word {
 	var out []word
 	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-		f = strings.Trim(strings.ToLower(f), "-")
+	words.Compounds(text, "-", func(start, end int) bool {
+		f := strings.ToLower(text[start:end])
 		n := len([]rune(f))
 		digit := strings.ContainsFunc(f, unicode.IsDigit)
-		if n < 2 || (n < 3 && !digit) || n > 40 || memindex.IsStopword(f) {
-			continue
+		if n < 2 || (n < 3 && !digit) || n > 40 || words.IsStopword(f) {
+			return true
 		}
-		k := stem.Word(stem.Fold(f))
-		if seen[k] {
-			continue
+		k := words.Stem(words.Fold(f))
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, word{surface: f, key: k})
 		}
-		seen[k] = true
-		out = append(out, word{surface: f, key: k})
-	}
+		return true
+	})
 	return out
 }
 
@@ -94,8 +94,8 @@ func language(text string) string {
 // codes and identifiers with digits, and acronyms of capitals.
 func names(text string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-		f = strings.Trim(f, "-")
+	words.Compounds(text, "-", func(start, end int) bool {
+		f := text[start:end]
 		letters, digits, upper := 0, 0, 0
 		for _, r := range f {
 			switch {
@@ -113,7 +113,8 @@ func names(text string) []string {
 				out = append(out, f)
 			}
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -157,7 +158,7 @@ func (in Intern) modelParaphrase(ctx context.Context, r *mnemo.Record, key []wor
 		return ""
 	}
 	have := map[string]bool{}
-	for _, w := range words(q) {
+	for _, w := range contentWords(q) {
 		have[w.key] = true
 	}
 	for _, w := range key {
@@ -190,7 +191,7 @@ func (in Intern) Generate(ctx context.Context, svc *engine.Service, c mnemo.Call
 			if r.DeletedAt != nil || r.Kind == mnemo.KindCorrection {
 				continue
 			}
-			ws := words(r.Text)
+			ws := contentWords(r.Text)
 			for _, w := range ws {
 				df[w.key]++
 			}
@@ -320,7 +321,7 @@ func (in Intern) Generate(ctx context.Context, svc *engine.Service, c mnemo.Call
 			if nb.Scope == r.Scope {
 				continue
 			}
-			scopeWords := words(strings.ReplaceAll(nb.Scope, "/", " "))
+			scopeWords := contentWords(strings.ReplaceAll(nb.Scope, "/", " "))
 			if len(scopeWords) == 0 {
 				break
 			}

@@ -69,7 +69,7 @@ func (t Teacher) Filter(ctx context.Context, svc *engine.Service, c mnemo.Caller
 			continue
 		}
 		keys := map[string]bool{}
-		for _, w := range words(r.Text) {
+		for _, w := range contentWords(r.Text) {
 			keys[w.key] = true
 		}
 		for _, n := range names(r.Text) {
@@ -80,7 +80,7 @@ func (t Teacher) Filter(ctx context.Context, svc *engine.Service, c mnemo.Caller
 	seen := map[string]bool{}
 	var out []Probe
 	for _, p := range ps {
-		qw := words(p.Query)
+		qw := contentWords(p.Query)
 		if !utf8.ValidString(p.Query) || len(p.Query) > 1000 || len(qw) < 2 || len(p.Expect) == 0 {
 			dropped[DropIllFormed]++
 			continue

@@ -2,7 +2,7 @@ package memindex
 
 import (
 	"container/heap"
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -195,7 +195,7 @@ func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 		k.arena = make([]int32, 0, k.hint*24)
 	}
 	k.buf = EachTerm(text, k.buf, func(t []byte) {
-		t = t[:stem.Bytes(t)]
+		t = t[:words.StemBytes(t)]
 		id, ok := k.terms[string(t)]
 		if !ok {
 			id = int32(len(k.postings))

@@ -1,7 +1,7 @@
 package memindex
 
 import (
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"unicode"
 	"unicode/utf8"
 )
@@ -132,7 +132,7 @@ func Terms(tokens []string, maxTerms int) []string {
 	var buf []byte
 	for _, tok := range tokens {
 		buf = EachTerm([]byte(tok), buf, func(t []byte) {
-			t = t[:stem.Bytes(t)]
+			t = t[:words.StemBytes(t)]
 			if !seen[string(t)] && len(out) < maxTerms {
 				w := string(t)
 				seen[w] = true

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/storesql"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
-	"github.com/mnemo-dev/mnemo/stem"
 )
 
 // Keyword returns up to n live ids of the namespace ranked by ts_rank_cd
@@ -104,8 +104,8 @@ const maxDocWords = 256 << 10
 // what the fts column indexes.
 func docWords(text string) string {
 	var b strings.Builder
-	memindex.Words(text, func(w string) bool {
-		w = stem.Word(stem.Fold(w))
+	words.Each(text, func(w string) bool {
+		w = words.Stem(words.Fold(w))
 		if b.Len()+len(w)+1 > maxDocWords {
 			return false
 		}
@@ -126,7 +126,7 @@ func queryTokens(q string) []string {
 	stems := out[:0:0]
 	seenStem := make(map[string]bool, len(out))
 	for _, w := range out {
-		if st := stem.Word(stem.Fold(w)); !seenStem[st] {
+		if st := words.Stem(words.Fold(w)); !seenStem[st] {
 			seenStem[st] = true
 			stems = append(stems, st)
 		}

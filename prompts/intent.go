@@ -3,7 +3,8 @@ package prompts
 import (
 	"strings"
 	"sync"
-	"unicode"
+
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // CodingIntent is what a prompt to a coding agent asks for.
@@ -26,7 +27,8 @@ func CodingIntents() []CodingIntent {
 }
 
 // codingRules maps each intent to its keywords, in English, Russian and
-// Ukrainian; "word*" matches a prefix (a stem), two words match a phrase.
+// Ukrainian, as words.Rules patterns: "word*" matches a prefix (a stem),
+// two words match a phrase.
 var codingRules = []struct {
 	intent CodingIntent
 	words  []string
@@ -70,73 +72,32 @@ var codingRules = []struct {
 	}},
 }
 
-type keyword struct {
-	words []string
-	stem  bool // the last word is a prefix
-}
-
+// compiledRules are the rules of each intent, in codingRules' order,
+// compiled on first use.
 var compiledRules = sync.OnceValue(func() []compiledRule {
 	out := make([]compiledRule, len(codingRules))
 	for i, r := range codingRules {
-		out[i].intent = r.intent
-		seen := map[string]bool{}
-		for _, src := range r.words {
-			if seen[src] {
-				continue
-			}
-			seen[src] = true
-			k := keyword{words: strings.Fields(src)}
-			last := k.words[len(k.words)-1]
-			if strings.HasSuffix(last, "*") {
-				k.stem = true
-				k.words[len(k.words)-1] = strings.TrimSuffix(last, "*")
-			}
-			out[i].keywords = append(out[i].keywords, k)
-		}
+		out[i] = compiledRule{intent: r.intent, rules: words.NewRules(r.words)}
 	}
 	return out
 })
 
 type compiledRule struct {
-	intent   CodingIntent
-	keywords []keyword
-}
-
-func (k keyword) matchAt(toks []string, i int) bool {
-	if i+len(k.words) > len(toks) {
-		return false
-	}
-	for j, w := range k.words {
-		t := toks[i+j]
-		if k.stem && j == len(k.words)-1 {
-			if !strings.HasPrefix(t, w) {
-				return false
-			}
-		} else if t != w {
-			return false
-		}
-	}
-	return true
+	intent CodingIntent
+	rules  *words.Rules
 }
 
 // ClassifyCoding returns the coding intent of a prompt, by keywords in
-// English, Russian and Ukrainian (case-insensitive, ё read as е). Each
+// English, Russian and Ukrainian (words.RuleWords: case and diacritics
+// folded, ё read as е). Each
 // intent scores the number of its keyword occurrences; the highest score
 // wins, ties go to the earlier intent in CodingIntents order. A prompt
 // without keywords is a question when it ends with "?", else other.
 func ClassifyCoding(text string) CodingIntent {
-	toks := tokenize(text)
+	toks := words.RuleWords(text)
 	best, bestScore := IntentOther, 0
 	for _, r := range compiledRules() {
-		score := 0
-		for i := range toks {
-			for _, k := range r.keywords {
-				if k.matchAt(toks, i) {
-					score++
-				}
-			}
-		}
-		if score > bestScore {
+		if score := r.rules.Count(toks); score > bestScore {
 			best, bestScore = r.intent, score
 		}
 	}
@@ -144,35 +105,4 @@ func ClassifyCoding(text string) CodingIntent {
 		return IntentQuestion
 	}
 	return best
-}
-
-// tokenize lower-cases text and splits it into words of letters, digits and
-// inner apostrophes (every apostrophe becomes '); ё becomes е.
-func tokenize(text string) []string {
-	var toks []string
-	var b strings.Builder
-	flush := func() {
-		if s := strings.Trim(b.String(), "'"); s != "" {
-			toks = append(toks, s)
-		}
-		b.Reset()
-	}
-	for _, c := range text {
-		switch {
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			c = unicode.ToLower(c)
-			if c == 'ё' {
-				c = 'е'
-			}
-			b.WriteRune(c)
-		case c == '\'' || c == '’' || c == 'ʼ':
-			if b.Len() > 0 {
-				b.WriteByte('\'')
-			}
-		default:
-			flush()
-		}
-	}
-	flush()
-	return toks
 }

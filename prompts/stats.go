@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/score"
 )
 
@@ -206,13 +207,14 @@ func switching(prompts []Prompt) Switching {
 	return sw
 }
 
-// Terms returns the topic terms of text: lower-cased words of at least
-// three letters that are not stopwords (English, Russian, Ukrainian) and
-// not numbers, in order, with repeats.
+// Terms returns the topic terms of text: its rule words (words.RuleWords,
+// folded) of at least three letters that are neither function words nor
+// request words (words.IsFunctionWord, words.IsRequestWord: English,
+// Russian, Ukrainian) and not numbers, in order, with repeats.
 func Terms(text string) []string {
 	var out []string
-	for _, t := range tokenize(text) {
-		if utf8.RuneCountInString(t) < 3 || stopwords()[t] || !hasLetter(t) {
+	for _, t := range words.RuleWords(text) {
+		if utf8.RuneCountInString(t) < 3 || words.IsFunctionWord(t) || words.IsRequestWord(t) || !hasLetter(t) {
 			continue
 		}
 		out = append(out, t)

@@ -3,9 +3,9 @@ package score
 import (
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Intent is what a query is after; it re-weights the score before
@@ -130,146 +130,27 @@ func KindBoost(i Intent, k mnemo.Kind) float64 {
 //     «правила», «политика», «регламент», «требования», «політика»,
 //     «вимоги», «заборонено» …
 func Classify(text string) Intent {
-	toks := tokenize(text)
+	toks := words.RuleWords(text)
 	if len(toks) == 0 {
 		return IntentGeneral
 	}
 	for _, r := range classifier() {
-		if r.match(toks) {
+		if r.rules.Match(toks) {
 			return r.intent
 		}
 	}
 	return IntentGeneral
 }
 
-// tokenize lower-cases text and splits it into words of letters, digits
-// and inner apostrophes; ё becomes е and every apostrophe becomes '.
-func tokenize(text string) []string {
-	var toks []string
-	var b strings.Builder
-	flush := func() {
-		s := strings.TrimRight(b.String(), "'")
-		if s != "" {
-			toks = append(toks, s)
-		}
-		b.Reset()
-	}
-	for _, c := range text {
-		switch {
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			c = unicode.ToLower(c)
-			if c == 'ё' {
-				c = 'е'
-			}
-			b.WriteRune(c)
-		case c == '\'' || c == '’' || c == 'ʼ' || c == '‘' || c == '`':
-			if b.Len() > 0 {
-				b.WriteByte('\'')
-			}
-		default:
-			flush()
-		}
-	}
-	flush()
-	return toks
-}
-
-// wordMatcher matches one token: exactly, by prefix ("word*") or by suffix
-// ("*ending").
-type wordMatcher struct {
-	s              string
-	prefix, suffix bool
-}
-
-func (m wordMatcher) match(tok string) bool {
-	switch {
-	case m.prefix:
-		return strings.HasPrefix(tok, m.s)
-	case m.suffix:
-		return len(tok) > len(m.s) && strings.HasSuffix(tok, m.s)
-	}
-	return tok == m.s
-}
-
-// pattern is a run of consecutive word matchers, optionally anchored at
-// the first word ("^how …").
-type pattern struct {
-	anchored bool
-	words    []wordMatcher
-}
-
-func (p pattern) match(toks []string) bool {
-	last := len(toks) - len(p.words)
-	if p.anchored && last > 0 {
-		last = 0
-	}
-	for i := 0; i <= last; i++ {
-		if p.matchAt(toks, i) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchAt reports whether p matches toks from index i on.
-func (p pattern) matchAt(toks []string, i int) bool {
-	if (p.anchored && i > 0) || i+len(p.words) > len(toks) {
-		return false
-	}
-	for j, m := range p.words {
-		if !m.match(toks[i+j]) {
-			return false
-		}
-	}
-	return true
-}
-
-func compile(src string) pattern {
-	var p pattern
-	if strings.HasPrefix(src, "^") {
-		p.anchored = true
-		src = src[1:]
-	}
-	for _, w := range strings.Fields(src) {
-		switch {
-		case strings.HasSuffix(w, "*"):
-			p.words = append(p.words, wordMatcher{s: strings.TrimSuffix(w, "*"), prefix: true})
-		case strings.HasPrefix(w, "*"):
-			p.words = append(p.words, wordMatcher{s: strings.TrimPrefix(w, "*"), suffix: true})
-		default:
-			p.words = append(p.words, wordMatcher{s: w})
-		}
-	}
-	return p
-}
-
-// rule is the compiled patterns of one intent: those whose first word is
-// exact, indexed by that word, and the rest.
+// rule is the compiled patterns of one intent.
 type rule struct {
-	intent  Intent
-	byFirst map[string][]pattern
-	rest    []pattern
+	intent Intent
+	rules  *words.Rules
 }
 
-func (r rule) match(toks []string) bool {
-	for i, t := range toks {
-		for _, p := range r.byFirst[t] {
-			if p.matchAt(toks, i) {
-				return true
-			}
-		}
-	}
-	for _, p := range r.rest {
-		if p.match(toks) {
-			return true
-		}
-	}
-	return false
-}
-
-// classifier holds the rules in precedence order. Patterns are written in
-// the normalised form tokenize produces: lower case, е for ё, ' for every
-// apostrophe; "word*" is a prefix, "*end" a suffix, "^" anchors at the
+// classifier holds the rules in precedence order. Patterns are matched
+// against the query's rule words (words.RuleWords: folded, ' for every
+// apostrophe); "word*" is a prefix, "*end" a suffix, "^" anchors at the
 // first word. They are compiled on first use, not when the program starts.
 var classifier = sync.OnceValue(func() []rule { return compileRules(classifierRules) })
 
@@ -352,15 +233,7 @@ func compileRules(in []struct {
 }) []rule {
 	out := make([]rule, len(in))
 	for i, r := range in {
-		out[i] = rule{intent: r.intent, byFirst: map[string][]pattern{}}
-		for _, src := range r.src {
-			p := compile(src)
-			if first := p.words[0]; !first.prefix && !first.suffix {
-				out[i].byFirst[first.s] = append(out[i].byFirst[first.s], p)
-			} else {
-				out[i].rest = append(out[i].rest, p)
-			}
-		}
+		out[i] = rule{intent: r.intent, rules: words.NewRules(r.src)}
 	}
 	return out
 }

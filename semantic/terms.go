@@ -4,18 +4,18 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
-	"github.com/mnemo-dev/mnemo/stem"
 )
 
 // maxTermBytes drops absurdly long tokens, as the keyword index does
-// (memindex.MaxTokenRunes runes; a rune takes at most 4 bytes).
-const maxTermBytes = 4 * memindex.MaxTokenRunes
+// (words.MaxRunes runes; a rune takes at most 4 bytes).
+const maxTermBytes = 4 * words.MaxRunes
 
 // Terms returns the content terms of text in order, duplicates included,
 // as the model learns and looks them up: the keyword index's terms
 // (memindex.EachTerm: folded as its FTS5 tokenizer folds, then stemmed by
-// stem), without stopwords (memindex.IsStopword), one-rune terms and terms
+// stem), without stopwords (words.IsStopword), one-rune terms and terms
 // without a letter (numbers, dates). Query terms cut by memindex.Terms are
 // the same strings, so either can be passed to Expand.
 func Terms(text string) []string {
@@ -28,10 +28,10 @@ func Terms(text string) []string {
 // is only valid during the call. It returns buf for reuse.
 func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
 	return memindex.EachTerm([]byte(text), buf, func(t []byte) {
-		if len(t) > maxTermBytes || !content(t) || memindex.IsStopword(string(t)) {
+		if len(t) > maxTermBytes || !content(t) || words.IsStopword(string(t)) {
 			return
 		}
-		fn(t[:stem.Bytes(t)])
+		fn(t[:words.StemBytes(t)])
 	})
 }
 

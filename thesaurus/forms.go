@@ -3,7 +3,7 @@ package thesaurus
 import (
 	"strings"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Forms returns the past-tense and participle forms of a Russian or
@@ -13,7 +13,7 @@ import (
 // says «полагодив». Query expansion searches for them beside the
 // infinitive. Other words give nothing.
 func Forms(word string) []string {
-	w := stem.Fold(strings.TrimSpace(word))
+	w := words.Fold(strings.TrimSpace(word))
 	for _, r := range infinitiveForms {
 		base, ok := strings.CutSuffix(w, r.inf)
 		if !ok || len([]rune(base)) < 2 {
@@ -57,9 +57,9 @@ var infinitiveForms = func() []struct {
 		{"іти", []string{"ів", "іла", "іли"}},
 	}
 	for i := range rules {
-		rules[i].inf = stem.Fold(rules[i].inf)
+		rules[i].inf = words.Fold(rules[i].inf)
 		for j, f := range rules[i].forms {
-			rules[i].forms[j] = stem.Fold(f)
+			rules[i].forms[j] = words.Fold(f)
 		}
 	}
 	return rules

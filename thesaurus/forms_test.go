@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 func TestForms(t *testing.T) {
@@ -16,7 +16,7 @@ func TestForms(t *testing.T) {
 		"відмовитися": "відмовився",
 		"сказать":     "сказал",
 	} {
-		if got := Forms(word); !slices.Contains(got, stem.Fold(want)) {
+		if got := Forms(word); !slices.Contains(got, words.Fold(want)) {
 			t.Errorf("Forms(%s) = %v, want %s among them", word, got, want)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
 )
@@ -419,7 +419,7 @@ func (m *myThes) entry(off uint32) (string, []string, bool) {
 	for _, l := range lines[1:] {
 		senses = append(senses, string(decode(m.enc, l)))
 	}
-	return stem.Fold(string(decode(m.enc, word))), senses, true
+	return words.Fold(string(decode(m.enc, word))), senses, true
 }
 
 // maxRefs caps the cross-references followed for one word.
@@ -472,8 +472,8 @@ func (m *myThes) lookup(q query, c *collector) {
 	}
 	// "(див.) X" sends the reader to X: its synonyms are this word's too.
 	for _, r := range refs {
-		fr := stem.Fold(r)
-		for _, off := range m.ki.find(stem.Word(fr)) {
+		fr := words.Fold(r)
+		for _, off := range m.ki.find(words.Stem(fr)) {
 			if head, senses, ok := m.entry(off); ok && head == fr {
 				addSenses(entry{senseDecay, senses}, false)
 			}
@@ -490,8 +490,8 @@ func (m *myThes) lookupListed(q query, c *collector) {
 		// Under the word's own key any listed form is it ("машиной" finds
 		// "машина"); under a lemma's key, only the lemma.
 		lists := func(it mtItem) bool {
-			f := stem.Fold(it.text)
-			return stem.Word(f) == key && (k == 0 || q.own(f))
+			f := words.Fold(it.text)
+			return words.Stem(f) == key && (k == 0 || q.own(f))
 		}
 		for _, off := range m.rev.find(key) {
 			if slices.Contains(done, off) {

@@ -22,7 +22,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // DefaultPaths are the standard system locations of WordNet and MyThes
@@ -145,7 +145,7 @@ type Source struct {
 
 // Key returns the form lookups are keyed by: w lower-cased, folded and
 // stemmed by package stem.
-func Key(w string) string { return stem.Word(stem.Fold(w)) }
+func Key(w string) string { return words.Stem(words.Fold(w)) }
 
 // resource is one thesaurus file set.
 type resource interface {
@@ -318,7 +318,7 @@ func (t *Thesaurus) Prefetch(text string) {
 	}
 	scripts := map[*unicode.RangeTable]bool{}
 	for _, w := range strings.Fields(text) {
-		scripts[scriptOf(stem.Fold(w))] = true
+		scripts[scriptOf(words.Fold(w))] = true
 	}
 	for _, r := range t.res {
 		if scripts[r.script()] {
@@ -343,8 +343,8 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 	if t == nil || len(t.res) == 0 {
 		return nil
 	}
-	folded := stem.Fold(strings.TrimSpace(word))
-	if len([]rune(stem.Word(folded))) < 2 {
+	folded := words.Fold(strings.TrimSpace(word))
+	if len([]rune(words.Stem(folded))) < 2 {
 		return nil
 	}
 	sc := scriptOf(folded)
@@ -459,11 +459,11 @@ func (c *collector) add(word string, rel Relation, w float64) {
 		w *= phrasePart
 	}
 	for _, p := range parts {
-		f := stem.Fold(p)
+		f := words.Fold(p)
 		if phraseStop[f] {
 			continue
 		}
-		term := stem.Word(f)
+		term := words.Stem(f)
 		if slices.Contains(c.self, term) || len([]rune(term)) < 3 {
 			continue
 		}
@@ -530,7 +530,7 @@ func newQuery(word string, sc *unicode.RangeTable) query {
 		q.forms = append(q.forms, cyrillicLemmas(word)...)
 	}
 	for _, f := range q.forms {
-		if k := stem.Word(f); !slices.Contains(q.keys, k) {
+		if k := words.Stem(f); !slices.Contains(q.keys, k) {
 			q.keys = append(q.keys, k)
 		}
 	}
@@ -598,7 +598,7 @@ var cyrillicDetach = func() [][2]string {
 		{"аний", "ати"}, {"ана", "ати"}, {"ане", "ати"}, {"ані", "ати"},
 		{"ений", "ити"}, {"ена", "ити"}, {"ене", "ити"}, {"ені", "ити"},
 	} {
-		out = append(out, [2]string{stem.Fold(r[0]), stem.Fold(r[1])})
+		out = append(out, [2]string{words.Fold(r[0]), words.Fold(r[1])})
 	}
 	return out
 }()

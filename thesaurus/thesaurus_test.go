@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 func TestParseLocation(t *testing.T) {
@@ -98,7 +98,7 @@ func TestLoadLocations(t *testing.T) {
 
 func TestLemmas(t *testing.T) {
 	for w, want := range map[string]string{"устал": "устать", "відмовився": "відмовитися", "сломанный": "сломать", "зламаний": "зламати"} {
-		if got := cyrillicLemmas(stem.Fold(w)); !slices.Contains(got, stem.Fold(want)) {
+		if got := cyrillicLemmas(words.Fold(w)); !slices.Contains(got, words.Fold(want)) {
 			t.Errorf("cyrillicLemmas(%q) = %v, want %q among them", w, got, want)
 		}
 	}

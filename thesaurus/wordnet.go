@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // The WordNet database (wndb(5)): for each part of speech an index file
@@ -294,7 +294,7 @@ func (w *wordNet) lookup(q query, c *collector) {
 				continue
 			}
 			e, err := parseIndexLine(lines[0])
-			if head := stem.Fold(e.lemma); err == nil && q.accept(i, head, exact) {
+			if head := words.Fold(e.lemma); err == nil && q.accept(i, head, exact) {
 				entries = append(entries, e)
 				heads = append(heads, head)
 				exact = exact || head == q.forms[0]

@@ -1,4 +1,4 @@
-package stem
+package words
 
 import (
 	"strings"
@@ -60,7 +60,7 @@ func FoldRune(r rune) (r1, r2 rune) {
 }
 
 // Fold lower-cases w and strips its diacritics, dropping combining marks:
-// the form Len and Word expect.
+// the form StemLen and Stem expect.
 func Fold(w string) string {
 	ascii := true
 	for i := 0; i < len(w); i++ {

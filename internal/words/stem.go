@@ -1,19 +1,21 @@
-// Package stem strips inflectional and derivational endings from words in
-// English, Russian and Ukrainian, so that "deploy", "deployed" and
-// "deployment" (or "правила", "правило", "правилами") meet. It is a light,
-// rule-based approximation of a stemmer, shared by the hash embedder and the
-// keyword indexes. Words must already be lower-cased and folded (й→и, ё→е,
-// ї→і, no diacritics).
-package stem
+package words
 
 import "unicode/utf8"
 
-// MinLen is the shortest stem suffix stripping may leave, in runes.
-const MinLen = 3
+// Stemming strips inflectional and derivational endings from words in
+// English, Russian and Ukrainian, so that "deploy", "deployed" and
+// "deployment" (or "правила", "правило", "правилами") meet. It is a light,
+// rule-based approximation of a stemmer, shared by the hash embedder and the
+// keyword indexes. Words must already be lower-cased and folded (Fold: й→и,
+// ё→е, ї→і, no diacritics). The suffix list is part of what stored vectors
+// and keyword indexes hold: changing it changes both.
 
-// suffixes are inflectional and derivational endings stripped by Len, in
+// MinStem is the shortest stem suffix stripping may leave, in runes.
+const MinStem = 3
+
+// suffixes are inflectional and derivational endings stripped by StemLen, in
 // folded form (й→и, ё→е, ї→і), for English, Russian and Ukrainian. The
-// longest matching suffix that leaves at least MinLen runes wins.
+// longest matching suffix that leaves at least MinStem runes wins.
 var suffixes = func() [][]rune {
 	list := []string{
 		// English
@@ -41,18 +43,18 @@ var suffixes = func() [][]rune {
 	return out
 }()
 
-// Len returns the length of w's stem: w without its longest known suffix,
-// keeping at least MinLen runes. It is a light, language-agnostic
+// StemLen returns the length of w's stem: w without its longest known suffix,
+// keeping at least MinStem runes. It is a light, language-agnostic
 // approximation of a stemmer that maps "deploy", "deployed" and "deployment"
 // (or "правила", "правило", "правилами") to one stem.
-func Len(w []rune) int {
+func StemLen(w []rune) int {
 	n := len(w)
-	if n <= MinLen {
+	if n <= MinStem {
 		return n
 	}
 	for _, s := range suffixes {
 		k := len(s)
-		if n-k < MinLen || !hasSuffix(w, s) {
+		if n-k < MinStem || !hasSuffix(w, s) {
 			continue
 		}
 		// "class" keeps its "s"; "classes" loses "es".
@@ -64,7 +66,7 @@ func Len(w []rune) int {
 	}
 	// A Cyrillic stem left ending in a vowel loses it too, so that "деплой"
 	// and "деплоя" (folded "деплои", "деплоя") share the stem "депл".
-	if n > MinLen+1 && isCyrillicVowel(w[n-1]) {
+	if n > MinStem+1 && isCyrillicVowel(w[n-1]) {
 		n--
 	}
 	return n
@@ -88,14 +90,14 @@ func hasSuffix(w, s []rune) bool {
 	return true
 }
 
-// Word returns the stem of the folded word w.
-func Word(w string) string {
-	return w[:Bytes([]byte(w))]
+// Stem returns the stem of the folded word w.
+func Stem(w string) string {
+	return w[:StemBytes([]byte(w))]
 }
 
-// Bytes returns the length in bytes of the stem of the folded word w. ASCII
+// StemBytes returns the length in bytes of the stem of the folded word w. ASCII
 // words are handled without allocating.
-func Bytes(w []byte) int {
+func StemBytes(w []byte) int {
 	for _, c := range w {
 		if c >= 0x80 {
 			// Runes and where each starts, so that invalid bytes keep
@@ -109,16 +111,16 @@ func Bytes(w []byte) int {
 				i += size
 			}
 			offs = append(offs, len(w))
-			return offs[Len(r)]
+			return offs[StemLen(r)]
 		}
 	}
 	n := len(w)
-	if n <= MinLen {
+	if n <= MinStem {
 		return n
 	}
 	for _, s := range asciiSuffixes {
 		k := len(s)
-		if n-k < MinLen || string(w[n-k:]) != s {
+		if n-k < MinStem || string(w[n-k:]) != s {
 			continue
 		}
 		if k == 1 && s[0] == 's' && w[n-2] == 's' {

@@ -1,12 +1,12 @@
-package stem_test
+package words_test
 
 import (
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/stem"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
-func TestWord(t *testing.T) {
+func TestStem(t *testing.T) {
 	groups := [][]string{
 		{"deploy", "deployed", "deploys", "deployment", "deployments"},
 		{"configuration", "configurations"},
@@ -14,38 +14,38 @@ func TestWord(t *testing.T) {
 		{"правила", "правило", "правилами"},
 	}
 	for _, g := range groups {
-		want := stem.Word(g[0])
+		want := words.Stem(g[0])
 		for _, w := range g[1:] {
-			if got := stem.Word(w); got != want {
+			if got := words.Stem(w); got != want {
 				t.Errorf("stem(%q) = %q, stem(%q) = %q: want the same", g[0], want, w, got)
 			}
 		}
 	}
 	for _, w := range []string{"", "a", "an", "the", "go", "cat"} {
-		if got := stem.Word(w); got != w {
+		if got := words.Stem(w); got != w {
 			t.Errorf("short word %q stemmed to %q", w, got)
 		}
 	}
-	if stem.Word("class") != "class" {
+	if words.Stem("class") != "class" {
 		t.Error(`"class" must keep its s`)
 	}
 }
 
-func TestBytesMatchesLen(t *testing.T) {
+func TestStemBytesMatchesStemLen(t *testing.T) {
 	for _, w := range []string{"deployments", "running", "ities", "boxes", "правилами", "café", "x"} {
 		r := []rune(w)
-		if got, want := w[:stem.Bytes([]byte(w))], string(r[:stem.Len(r)]); got != want {
+		if got, want := w[:words.StemBytes([]byte(w))], string(r[:words.StemLen(r)]); got != want {
 			t.Errorf("%q: Bytes gives %q, Len gives %q", w, got, want)
 		}
 	}
 }
 
-func FuzzBytes(f *testing.F) {
+func FuzzStemBytes(f *testing.F) {
 	for _, s := range []string{"deployment", "правилами", "\xff\xfe", "ses", "ёжики"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, w string) {
-		n := stem.Bytes([]byte(w))
+		n := words.StemBytes([]byte(w))
 		if n < 0 || n > len(w) {
 			t.Fatalf("stem length %d of %d bytes", n, len(w))
 		}
@@ -54,7 +54,7 @@ func FuzzBytes(f *testing.F) {
 
 func TestFold(t *testing.T) {
 	for in, want := range map[string]string{"Café": "cafe", "e\u0301tude": "etude", "КИЇВ": "киів", "Ёжик": "ежик", "plain": "plain", "Straße": "strasse"} {
-		if got := stem.Fold(in); got != want {
+		if got := words.Fold(in); got != want {
 			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
 		}
 	}
