@@ -196,15 +196,42 @@ func (k *keywordIndex) index(pos int, e *Entry, text []byte) {
 	}
 	k.buf = EachTerm(text, k.buf, func(t []byte) {
 		t = t[:words.StemBytes(t)]
-		id, ok := k.terms[string(t)]
-		if !ok {
-			id = int32(len(k.postings))
-			k.terms[string(t)] = id
-			k.postings = append(k.postings, nil)
-		}
-		k.scratch = append(k.scratch, id)
+		k.scratch = append(k.scratch, k.termID(t))
 		length++
 	})
+	k.post(pos, e, length)
+}
+
+// indexTerms is index of a text whose stemmed terms are known already:
+// terms, each ending at its end in ends (see Prepared).
+func (k *keywordIndex) indexTerms(pos int, e *Entry, text, terms []byte, ends []int32) {
+	k.scratch = k.scratch[:0]
+	if k.terms == nil && len(text) > 0 {
+		k.terms = make(map[string]int32, 1024+k.hint/4)
+		k.arena = make([]int32, 0, k.hint*24)
+	}
+	from := int32(0)
+	for _, end := range ends {
+		k.scratch = append(k.scratch, k.termID(terms[from:end]))
+		from = end
+	}
+	k.post(pos, e, len(ends))
+}
+
+// termID returns the id of term t, adding it when new.
+func (k *keywordIndex) termID(t []byte) int32 {
+	id, ok := k.terms[string(t)]
+	if !ok {
+		id = int32(len(k.postings))
+		k.terms[string(t)] = id
+		k.postings = append(k.postings, nil)
+	}
+	return id
+}
+
+// post adds the postings of entry e at pos, whose term ids (length of
+// them, repeats included) are in k.scratch.
+func (k *keywordIndex) post(pos int, e *Entry, length int) {
 	e.indexed, e.dl, e.tOff, e.tLen = true, int32(length), int32(len(k.arena)), 0
 	if len(k.acct) > pos {
 		k.acct[pos] = 0 // counted at its level below

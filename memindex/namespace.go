@@ -66,8 +66,18 @@ func (n *Namespace[K]) Match(key K, c *Cond) (string, bool) {
 // little-endian float32 vector (empty for none) and text the record's
 // text, whose terms replace the old ones unless the text is unchanged.
 func (n *Namespace[K]) Upsert(key K, e Entry, emb, text []byte) {
+	n.upsert(key, e, emb, text, nil)
+}
+
+// upsert is Upsert, taking what p holds from p when it is not nil (see
+// Prepared).
+func (n *Namespace[K]) upsert(key K, e Entry, emb, text []byte, p *Prepared) {
 	i, ok := n.pos[key]
-	e.hash = textHash(text)
+	if p != nil {
+		e.hash = p.hash
+	} else {
+		e.hash = textHash(text)
+	}
 	if ok && n.ents[i].indexed && n.ents[i].hash == e.hash {
 		old := &n.ents[i]
 		e.indexed, e.dl, e.tOff, e.tLen = true, old.dl, old.tOff, old.tLen
@@ -77,17 +87,22 @@ func (n *Namespace[K]) Upsert(key K, e Entry, emb, text []byte) {
 			n.kw.unindex(i, &n.ents[i])
 			at = i
 		}
-		n.kw.index(at, &e, text)
+		if p != nil {
+			n.kw.indexTerms(at, &e, text, p.terms, p.ends)
+		} else {
+			n.kw.index(at, &e, text)
+		}
 	}
-	n.put(key, e, emb)
+	n.put(key, e, emb, p)
 	if ok {
 		n.compact()
 	}
 }
 
 // put adds or replaces an entry and its vector; its keyword fields must be
-// set already (or are set by a Loader).
-func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
+// set already (or are set by a Loader). The vector's codes and sketch are
+// taken from p when it is not nil.
+func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 	dim := len(emb) / 4
 	i, ok := n.pos[key]
 	if ok {
@@ -115,7 +130,17 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte) {
 	if ok {
 		n.vecWritten(i)
 	}
-	if dim > 0 {
+	if dim > 0 && p != nil {
+		copy(n.vecs[e.off:e.off+dim], p.codes)
+		e.vs, e.ve = p.vs, p.ve
+		if n.sketching {
+			at := len(n.ents)
+			if ok {
+				at = i
+			}
+			e.sk = n.setSketchBits(e.sk, dim, p.sk, at)
+		}
+	} else if dim > 0 {
 		if cap(n.vecBuf) < dim {
 			n.vecBuf = make([]float32, dim)
 		}
@@ -230,7 +255,7 @@ func (l *Loader[K]) Add(key K, e Entry, emb, text []byte) {
 	if len(l.cur.ends) == 0 {
 		l.cur.start = len(l.n.ents)
 	}
-	l.n.put(key, e, emb)
+	l.n.put(key, e, emb, nil)
 	l.cur.buf = append(l.cur.buf, text...)
 	l.cur.ends = append(l.cur.ends, len(l.cur.buf))
 	if len(l.cur.ends) == loadBatchRows {
@@ -434,5 +459,25 @@ func (n *Namespace[K]) setSketch(old int, v []float32, ent int) int {
 		n.skEnt = append(n.skEnt, int32(ent))
 	}
 	sketch(v, n.signs[at:at+words], n.sketchBuf)
+	return at
+}
+
+// setSketchBits is setSketch of a vector of dimension dim whose sketch
+// bits are known already.
+func (n *Namespace[K]) setSketchBits(old, dim int, bits []uint64, ent int) int {
+	if n.sketchDim == 0 {
+		n.sketchDim = dim
+	}
+	if dim != n.sketchDim {
+		return -1
+	}
+	words := sketchWords(dim)
+	at := old
+	if at < 0 {
+		at = len(n.signs)
+		n.signs = append(n.signs, make([]uint64, words)...)
+		n.skEnt = append(n.skEnt, int32(ent))
+	}
+	copy(n.signs[at:at+words], bits)
 	return at
 }

@@ -55,7 +55,7 @@ func TestSketchSearchRecall(t *testing.T) {
 			binary.LittleEndian.PutUint32(emb[4*j:], math.Float32bits(x))
 		}
 		idx.put(int64(i+1), Entry{ID: fmt.Sprintf("%08d", i), Layer: mnemo.LayerDomain, Kind: mnemo.KindFact,
-			Scope: "/", Created: 0, ValidFrom: math.MinInt64, ValidTo: math.MaxInt64}, emb)
+			Scope: "/", Created: 0, ValidFrom: math.MinInt64, ValidTo: math.MaxInt64}, emb, nil)
 	}
 	idx.BuildSketches()
 	c := Compile(mnemo.Scope{Namespace: "x", Clearance: 1}, mnemo.Filter{}, time.Now())

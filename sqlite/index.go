@@ -98,7 +98,7 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 	stale := !ok || s.idx.seq < cur
 	s.idx.mu.RUnlock()
 	if stale {
-		err = s.refreshIndex(ctx, ns)
+		err = s.refreshIndex(ctx, ns, nil)
 	}
 	if err != nil {
 		s.idx.refreshing.Unlock()
@@ -168,7 +168,7 @@ func (l *localSeqs) covers(from, to int64) bool {
 // searches in flight without holding up the searches that start meanwhile
 // (lockPolitely). When it fails the stamps are dropped from the local set,
 // and the next read refreshes the index itself.
-func (s *Store) publish(ctx context.Context, seqs []int64) {
+func (s *Store) publish(ctx context.Context, seqs []int64, pre *indexPrep) {
 	defer s.idx.local.remove(seqs)
 	ctx = context.WithoutCancel(ctx) // committed: the index must follow
 	s.idx.refreshing.Lock()
@@ -181,7 +181,7 @@ func (s *Store) publish(ctx context.Context, seqs []int64) {
 		// a reader's refresh took these changes already.
 		return
 	}
-	_ = s.refreshIndex(ctx, "")
+	_ = s.refreshIndex(ctx, "", pre)
 }
 
 // lockPolitely takes the write lock of the index without holding up the
@@ -224,8 +224,9 @@ type change struct {
 // namespace and, unless ns is empty, loads ns if needed, all from one
 // snapshot of the database. Up to maxPrefetch changed rows are read before
 // the write lock is taken, so that the lock is held for the in-memory work
-// alone. It runs under s.idx.refreshing.
-func (s *Store) refreshIndex(ctx context.Context, ns string) error {
+// alone; rows of a write of this process are applied from what pre (nil
+// for none) prepared of them. It runs under s.idx.refreshing.
+func (s *Store) refreshIndex(ctx context.Context, ns string, pre *indexPrep) error {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
@@ -254,9 +255,12 @@ func (s *Store) refreshIndex(ctx context.Context, ns string) error {
 			if n == nil {
 				continue
 			}
-			if c.removed {
+			switch p := pre.get(c.namespace, c.e.ID, c.emb, c.text); {
+			case c.removed:
 				n.Remove(c.rowid)
-			} else {
+			case p != nil:
+				n.PutPrepared(c.rowid, c.e, p)
+			default:
 				n.Put(c.rowid, c.e, c.emb, c.text)
 			}
 			s.idx.snap(c.namespace).changed++

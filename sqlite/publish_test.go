@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -122,5 +124,107 @@ func TestPublishRollback(t *testing.T) {
 	}
 	if got := keywordIDs(t, s, "p", "heron"); !slices.Equal(got, []string{"r1"}) {
 		t.Errorf("after the rollback: %v", got)
+	}
+}
+
+// TestPublishPrepared writes batches into a loaded namespace, whose
+// publish applies the rows from what was prepared while they were written
+// (indexPrep), and checks every keyword and vector answer, ids and scores,
+// against a store that loads the namespace from the rows afterwards.
+// Batches carry structured bodies (their words are searched too), ids
+// already taken (skipped: the prepared row is not the stored one), rows
+// without a vector, and go past the sketch threshold.
+func TestPublishPrepared(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "prep.db")
+	s := openTest(t, path, Options{})
+	now := time.Now()
+	rng := rand.New(rand.NewPCG(5, 5))
+	vec := func() []float32 {
+		v := make([]float32, 48)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	texts := zipfTexts(9, 2600, 10)
+	sc := mnemo.Scope{Namespace: "prep", Clearance: mnemo.MaxAccessLevel}
+	first := textRecord("prep", "seed", texts[0], now)
+	first.Embedding = vec()
+	if _, err := s.Insert(ctx, []*mnemo.Record{first}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	// Searches go through the sketches from here on, which every write
+	// keeps current, whatever the size (a search before they are built
+	// scans every vector: another answer).
+	sketched := func(st *Store) {
+		if _, err := st.Keyword(ctx, sc, "ka", mnemo.Filter{}, 1); err != nil { // loads the namespace
+			t.Fatal(err)
+		}
+		st.idx.mu.Lock()
+		st.idx.ns["prep"].BuildSketches()
+		st.idx.mu.Unlock()
+	}
+	sketched(s)
+	prepared := 0
+	for b := 0; b < 13; b++ {
+		var recs []*mnemo.Record
+		for i := range 200 {
+			k := b*200 + i
+			r := textRecord("prep", fmt.Sprintf("r%05d", k), texts[k], now)
+			switch {
+			case k%7 == 0:
+				r.Kind = mnemo.KindDecision
+				r.Decision = &mnemo.Decision{Title: texts[k+1][:20], Decision: "use the " + texts[k+2][:30], Status: "accepted"}
+			case k%11 == 0:
+				r.ID = fmt.Sprintf("r%05d", max(k-150, 0)) // taken: skipped
+			}
+			if k%13 != 0 {
+				r.Embedding = vec()
+			}
+			r.AccessLevel = k % 3
+			recs = append(recs, r)
+		}
+		if pre := s.prepareIndex(recs); pre != nil {
+			<-pre.done
+			prepared += len(pre.by)
+		}
+		if _, err := s.Write(ctx, mnemo.WriteBatch{Insert: recs, InsertAction: "create"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if prepared == 0 {
+		t.Fatal("no write was prepared: the namespace is not loaded")
+	}
+	fresh := openTest(t, path, Options{NoIndexSnapshots: true})
+	sketched(fresh)
+	for q := range 30 {
+		query := texts[rng.IntN(len(texts))][:12+rng.IntN(20)]
+		v := vec()
+		for _, clearance := range []int{0, mnemo.MaxAccessLevel} {
+			sc := mnemo.Scope{Namespace: "prep", Clearance: clearance}
+			kw, err := s.Keyword(ctx, sc, query, mnemo.Filter{}, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kwWant, err := fresh.Keyword(ctx, sc, query, mnemo.Filter{}, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(kw, kwWant) {
+				t.Fatalf("query %d, clearance %d: Keyword(%q) = %v, loaded from the rows %v", q, clearance, query, kw, kwWant)
+			}
+			vh, err := s.Vector(ctx, sc, v, mnemo.Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vhWant, err := fresh.Vector(ctx, sc, v, mnemo.Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(vh, vhWant) {
+				t.Fatalf("query %d, clearance %d: Vector = %v, loaded from the rows %v", q, clearance, vh, vhWant)
+			}
+		}
 	}
 }

@@ -93,7 +93,7 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	at := s.now().UnixNano()
 	skipped := 0
 	s.prepareInserts(ctx, len(recs))
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writePrepared(ctx, s.prepareIndex(recs), func(tx *sql.Tx) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
@@ -302,7 +302,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	at := s.now().UnixNano()
 	skipped := 0
 	s.prepareInserts(ctx, len(b.Insert))
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writePrepared(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err

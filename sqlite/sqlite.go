@@ -294,6 +294,12 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 // up to date before it returns (publish), so that every read after it sees
 // it and no read has to wait for it.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.writePrepared(ctx, nil, fn)
+}
+
+// writePrepared is write, whose publish applies the rows pre prepared
+// (see indexPrep; nil for none) from what it prepared.
+func (s *Store) writePrepared(ctx context.Context, pre *indexPrep, fn func(tx *sql.Tx) error) error {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -320,7 +326,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		if afterCommit != nil {
 			afterCommit(s)
 		}
-		s.publish(ctx, seqs)
+		s.publish(ctx, seqs, pre)
 	}
 	return nil
 }
