@@ -16,9 +16,5 @@ func (s *Server) handleConsolidate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.Consolidate(r.Context(), req.DryRun)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.reply(w, r, http.StatusOK, res, err)
 }

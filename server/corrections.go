@@ -46,11 +46,7 @@ func (s *Server) handleCorrections(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := s.svc.Corrections(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
+	s.reply(w, r, http.StatusOK, rep, err)
 }
 
 // handleCorrectionTriples exports the (query, retrieved, missed) triples as
@@ -109,21 +105,13 @@ func (s *Server) handleTune(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.Tune(r.Context(), mnemo.CorrectionRequest{Since: req.Since, Until: req.Until}, req.DryRun)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.reply(w, r, http.StatusOK, res, err)
 }
 
 // handleTuning returns the namespace's tuning history.
 func (s *Server) handleTuning(w http.ResponseWriter, r *http.Request) {
 	t, err := s.svc.Tuning(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, t)
+	s.reply(w, r, http.StatusOK, t, err)
 }
 
 // handleRollback makes an earlier tuning version active (admin keys only).
@@ -138,9 +126,5 @@ func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := s.svc.Rollback(r.Context(), *req.Version)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, t)
+	s.reply(w, r, http.StatusOK, t, err)
 }

@@ -46,6 +46,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, mnemo.HTTPStatus(code), ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})
 }
 
+// reply answers v with status, or err when it is not nil.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

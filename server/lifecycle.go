@@ -30,11 +30,7 @@ func (s *Server) handleExpire(w http.ResponseWriter, r *http.Request) {
 	res, err := s.svc.Expire(r.Context(), mnemo.ExpireOptions{MaxImportance: req.MaxImportance,
 		Idle: idle, DryRun: req.DryRun})
 
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.reply(w, r, http.StatusOK, res, err)
 }
 
 // PurgeRequest is the body of POST /v1/purge.
@@ -56,11 +52,7 @@ func (s *Server) handlePurge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n, err := s.svc.Purge(r.Context(), keep)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]int{"purged": n})
+	s.reply(w, r, http.StatusOK, map[string]int{"purged": n}, err)
 }
 
 // handleHandoff serves the brief for an incoming operator.
@@ -72,11 +64,7 @@ func (s *Server) handleHandoff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, err := s.svc.Handoff(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, h)
+	s.reply(w, r, http.StatusOK, h, err)
 }
 
 // EpisodeRequest is the body of POST /v1/episodes.
@@ -112,11 +100,7 @@ func (s *Server) handleThreads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ts, err := s.svc.Threads(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, ts)
+	s.reply(w, r, http.StatusOK, ts, err)
 }
 
 // handlePrinciples lists the principle registry: each principle with the
@@ -128,11 +112,7 @@ func (s *Server) handlePrinciples(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ps, err := s.svc.Principles(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, ps)
+	s.reply(w, r, http.StatusOK, ps, err)
 }
 
 // days converts a number of days from a request body into a duration: 1 to

@@ -97,11 +97,7 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 		v = n
 	}
 	cv, err := s.svc.Config(r.Context(), v)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, cv)
+	s.reply(w, r, http.StatusOK, cv, err)
 }
 
 // handleConfigHistory returns every version of the namespace's
@@ -159,11 +155,7 @@ func (s *Server) handleConfigApply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cv, err := loops.New(s.svc).Apply(r.Context(), p.Caller, p.Namespace, *req.Config, loops.ApplyOptions{Force: req.Force, Reason: req.Reason})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, cv)
+	s.reply(w, r, http.StatusCreated, cv, err)
 }
 
 // handleConfigRollback makes an earlier version active (admin keys only).
@@ -183,11 +175,7 @@ func (s *Server) handleConfigRollback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cv, err := s.svc.Config(r.Context(), -1)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, cv)
+	s.reply(w, r, http.StatusOK, cv, err)
 }
 
 // handleLoopWarm runs the warm loop once (admin keys only): probes from
@@ -214,11 +202,7 @@ func (s *Server) handleLoopWarm(w http.ResponseWriter, r *http.Request) {
 		l.Intern.MaxRecords = req.Records
 	}
 	run, err := l.Warm(r.Context(), p.Caller, p.Namespace)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, run)
+	s.reply(w, r, http.StatusOK, run, err)
 }
 
 // handleLoopCold runs the cold loop once (admin keys only): with approval
@@ -245,11 +229,7 @@ func (s *Server) handleLoopCold(w http.ResponseWriter, r *http.Request) {
 	l := loops.New(s.svc)
 	l.Manual, l.Threshold, l.Intern.Model = req.Approval == "manual", req.Threshold, s.cfg.Chat
 	run, err := l.Cold(r.Context(), p.Caller, p.Namespace)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, run)
+	s.reply(w, r, http.StatusOK, run, err)
 }
 
 // handleLoopStatus reports the validation trend, the last trigger and
@@ -294,11 +274,7 @@ func (s *Server) handleLoopApprove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cv, err := loops.New(s.svc).Approve(r.Context(), p.Caller, p.Namespace, r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, cv)
+	s.reply(w, r, http.StatusOK, cv, err)
 }
 
 // handleLoopReject drops a pending patch (admin keys only).

@@ -269,11 +269,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	deadline(w)
 	rec, err := s.svc.Get(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rec)
+	s.reply(w, r, http.StatusOK, rec, err)
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
@@ -284,11 +280,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := s.svc.Update(r.Context(), r.PathValue("id"), patch)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rec)
+	s.reply(w, r, http.StatusOK, rec, err)
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
@@ -303,11 +295,7 @@ func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request,
 	op func(context.Context, string) (*mnemo.Record, error)) {
 	deadline(w)
 	rec, err := op(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rec)
+	s.reply(w, r, http.StatusOK, rec, err)
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
@@ -331,11 +319,7 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.Recall(r.Context(), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.reply(w, r, http.StatusOK, res, err)
 }
 
 func (s *Server) handleDigest(w http.ResponseWriter, r *http.Request) {
@@ -377,9 +361,5 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 	body := &lazyBody{read: func() ([]byte, error) { return readBody(w, r, s.cfg.MaxImportBody, s.cfg.ImportTimeout) }}
 	res, err := s.svc.Import(r.Context(), body, nil)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	s.reply(w, r, http.StatusOK, res, err)
 }
