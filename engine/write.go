@@ -197,41 +197,44 @@ func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.R
 	for i, r := range recs {
 		texts[i] = embedText(r)
 	}
-	// Exact token counts are the costliest part of a write (a BPE pass over
-	// the rendered entry): large batches spread them over the cores.
+	// Embedding and exact token counts (a BPE pass over the rendered
+	// entry) are the costliest part of a write: large batches spread both
+	// over the cores, each worker embedding its part of the batch and then
+	// counting its tokens.
 	workers := 1
 	if len(recs) >= 64 {
 		workers = min(runtime.GOMAXPROCS(0), 8)
 	}
+	const batch = 256 // texts per Embed call
 	var wg sync.WaitGroup
+	errs := make([]error, workers)
 	chunk := (len(recs) + workers - 1) / workers
 	for w := range workers {
 		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			for i := lo; i < hi; i += batch {
+				j := min(i+batch, hi)
+				vecs, err := s.emb.Embed(ctx, texts[i:j])
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				for k, v := range vecs {
+					recs[i+k].Embedding = v
+				}
+			}
 			for _, r := range recs[lo:hi] {
 				r.Tokens = s.count(entryBody(r))
 			}
 		}()
 	}
-	// Embedding runs meanwhile (it sets Embedding, the workers Tokens).
-	const batch = 256
-	var embErr error
-	for i := 0; i < len(texts); i += batch {
-		j := min(i+batch, len(texts))
-		vecs, err := s.emb.Embed(ctx, texts[i:j])
-		if err != nil {
-			embErr = err
-			break
-		}
-		for k, v := range vecs {
-			recs[i+k].Embedding = v
-		}
-	}
 	wg.Wait()
-	if embErr != nil {
-		return nil, embErr
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return s.threadContext(ctx, recs)
 }
