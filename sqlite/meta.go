@@ -139,17 +139,12 @@ func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) er
 			return nil, fmt.Errorf("sqlite: each record: %w", err)
 		}
 		defer rows.Close()
-		var page []*mnemo.Record
-		for rows.Next() {
-			r, _, err := scanRecord(rows)
-			if err != nil {
-				return nil, fmt.Errorf("sqlite: each record: %w", err)
-			}
-			page = append(page, r)
-			after, afterNS = r.ID, r.Namespace
-		}
-		if err := rows.Err(); err != nil {
+		page, err := storesql.Collect(rows, readRecord)
+		if err != nil {
 			return nil, fmt.Errorf("sqlite: each record: %w", err)
+		}
+		if len(page) > 0 {
+			after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
 		}
 		return page, nil
 	}, fn)

@@ -20,7 +20,13 @@ const recordColumns = `rowid, id, namespace, layer, kind, scope, text, body, imp
 	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
 
 // rowScanner is *sql.Row or *sql.Rows.
-type rowScanner interface{ Scan(dest ...any) error }
+type rowScanner = storesql.Row
+
+// readRecord reads one row of recordColumns.
+func readRecord(row storesql.Row) (*mnemo.Record, error) {
+	r, _, err := scanRecord(row)
+	return r, err
+}
 
 // scanRecord reads one row of recordColumns.
 func scanRecord(sc rowScanner) (*mnemo.Record, int64, error) {
@@ -549,15 +555,8 @@ func (s *Store) List(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions)
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
 	defer rows.Close()
-	var out []*mnemo.Record
-	for rows.Next() {
-		r, _, err := scanRecord(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: list: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storesql.Collect(rows, readRecord)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
 	return out, nil

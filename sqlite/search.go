@@ -272,15 +272,5 @@ func (s *Store) exactVectors(ctx context.Context, sc mnemo.Scope) memindex.Exact
 // namespace that sc sees, of the stem of each word of text, and the IDF of
 // an unseen term.
 func (s *Store) IDF(ctx context.Context, sc mnemo.Scope, text string) (map[string]float64, float64, error) {
-	terms := memindex.Terms(memindex.QueryTokens(text), maxQueryTokens)
-	var m map[string]float64
-	var unseen float64
-	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
-		m, unseen = idx.IDF(terms, sc.Clearance)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqlite: idf: %w", err)
-	}
-	return m, unseen, nil
+	return s.IDFTerms(ctx, sc, memindex.Terms(memindex.QueryTokens(text), maxQueryTokens))
 }
