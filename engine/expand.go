@@ -25,7 +25,9 @@ import (
 // relevance floor counts it at its full relatedness.
 const expansionWeight = 0.5
 
-// Caps on related terms: per query word from the thesauri, and per source.
+// Caps on related terms: per query word from the thesauri (the best ones
+// the store holds: a related word no record holds finds nothing and would
+// only crowd out one that does), and per source.
 const (
 	maxThesaurusPerWord   = 8
 	maxExpansionsPerGroup = 32
@@ -39,10 +41,14 @@ type expansion struct {
 	weight map[string]float64 // term -> relatedness in (0, 1)
 	origin map[string]string  // term -> the query term it relates to ("" for several)
 	mean   float64
+	// capped: the group takes at most maxExpansionsPerGroup terms as they
+	// come. The thesauri's group takes every related word and is cut to
+	// its best ones among those the store holds (keepExpansions).
+	capped bool
 }
 
 func (e *expansion) add(term, origin string, w float64, own map[string]bool) {
-	if own[term] || w <= 0 || len(e.weight) >= maxExpansionsPerGroup && e.weight[term] == 0 {
+	if own[term] || w <= 0 || e.capped && len(e.weight) >= maxExpansionsPerGroup && e.weight[term] == 0 {
 		return
 	}
 	if e.weight == nil {
@@ -83,11 +89,7 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 			if ts := memindex.Terms([]string{w}, 1); len(ts) == 1 {
 				origin = ts[0]
 			}
-			n := 0
 			for _, r := range s.thes.ExpandIn(w, q.lang) {
-				if n == maxThesaurusPerWord {
-					break
-				}
 				word := strings.ToLower(r.Word)
 				if words.IsFunctionWord(word) {
 					continue
@@ -96,7 +98,6 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 				for _, t := range memindex.Terms([]string{word}, 4) {
 					if !own[t] && len([]rune(t)) > 2 {
 						e.add(t, origin, r.Weight, own)
-						n++
 						added = true
 					}
 				}
@@ -116,7 +117,7 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 		}
 	}
 	if lm != nil {
-		e := &expansion{source: "learned"}
+		e := &expansion{source: "learned", capped: true}
 		for _, w := range lm.m.Expand(q.terms, maxLearnedExpansions, lm.m.NullSim(nullQuantile)) {
 			e.add(w.Term, "", w.Weight, own)
 		}

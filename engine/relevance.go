@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -405,6 +406,9 @@ func (s *Service) keepExpansions(ctx context.Context, sc mnemo.Scope, f *floor, 
 			}
 			kept = append(kept, t)
 		}
+		if !e.capped {
+			kept = bestRelated(e, kept)
+		}
 		if len(kept) == 0 {
 			continue
 		}
@@ -443,4 +447,25 @@ func (s *Service) queryIDF(ctx context.Context, sc mnemo.Scope, text string) (ma
 		return nil, 0, nil
 	}
 	return src.IDF(ctx, sc, text)
+}
+
+// bestRelated cuts an uncapped expansion's terms the store holds to the
+// maxThesaurusPerWord strongest per query word and maxExpansionsPerGroup
+// in all, returned in index order.
+func bestRelated(e *expansion, terms []string) []string {
+	byWeight := slices.Clone(terms)
+	slices.SortStableFunc(byWeight, func(a, b string) int { return cmp.Compare(e.weight[b], e.weight[a]) })
+	per := map[string]int{}
+	out := terms[:0]
+	for _, t := range byWeight {
+		if len(out) == maxExpansionsPerGroup {
+			break
+		}
+		if o := e.origin[t]; per[o] < maxThesaurusPerWord {
+			per[o]++
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
