@@ -11,10 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/safefile"
 )
 
-func init() {
-	extraCommands["adr"] = command{summary: "import a folder of architecture decision records (Nygard, MADR) as decisions; again to sync", run: cmdADR}
-}
-
 // adrResult is what `mnemo adr` did.
 type adrResult struct {
 	Added     []string      `json:"added"`

@@ -90,3 +90,8 @@ func analyzeParse(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// analyzeRaw adapts runAnalyze to the raw form of a command.
+func analyzeRaw(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitCode(stderr, "analyze", runAnalyze(ctx, args, stdin, stdout, stderr))
+}

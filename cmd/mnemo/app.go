@@ -28,11 +28,12 @@ import (
 
 // app holds what a command needs: flags, I/O and, opened lazily, the service.
 type app struct {
-	name   string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	env    func(string) string
+	name    string
+	summary string // the command's, for its help
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	env     func(string) string
 
 	db        string
 	namespace string

@@ -13,10 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
 
-func init() {
-	extraCommands["bench"] = command{summary: "evaluation: bench locomo | perf | writes | peer", run: cmdBench}
-}
-
 const benchUsage = `usage:
   mnemo bench locomo --data PATH [--json] [--embedder hash|openai] [--preset P] [--k 5,10,20] [--budgets 500,1000,2000]
   mnemo bench perf [--quick] [--json] [--sizes 1000,10000,100000] [--queries N] [--check-sizes 1000,20000] [--check-writes N]

@@ -12,10 +12,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-func init() {
-	extraCommands["corrections"] = command{summary: "the correction signal: how often missing context caused an operator correction", run: cmdCorrections}
-}
-
 // cmdCorrections prints the correction report of the namespace, or with
 // --triples writes the (query, retrieved, missed) triples as JSONL.
 func cmdCorrections(ctx context.Context, a *app, args []string) error {

@@ -8,37 +8,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-func init() {
-	extraCommands["episode"] = command{summary: "summarise a thread (conversation) into its episode record; again to refresh it", run: cmdEpisode}
-	extraCommands["threads"] = command{summary: "list the namespace's threads (conversations), most recently active first", run: cmdThreads}
-}
-
-func cmdThreads(ctx context.Context, a *app, args []string) error {
-	fs := flag.NewFlagSet("threads", flag.ContinueOnError)
-	pos, err := a.parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usagef("threads takes no arguments")
-	}
-	ctx, b, err := a.memory(ctx)
-	if err != nil {
-		return err
-	}
-	ts, err := b.Threads(ctx)
-	if err != nil {
-		return err
-	}
-	if a.json {
-		return a.printJSON(ts)
-	}
-	for _, t := range ts {
-		fmt.Fprintf(a.stdout, "%s  %4d records  %s – %s\n", a.shown(t.Name), t.Records, t.First.Format("2006-01-02 15:04"), t.Last.Format("2006-01-02 15:04"))
-	}
-	return nil
-}
-
 func cmdEpisode(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("episode", flag.ContinueOnError)
 	budget := fs.Int("budget", mnemo.DefaultEpisodeBudget, "token budget of the summary")

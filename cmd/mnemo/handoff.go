@@ -8,10 +8,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-func init() {
-	extraCommands["handoff"] = command{summary: "the brief for an incoming operator: typical corrections, attention areas, decisions, open questions, escalations", run: cmdHandoff}
-}
-
 func cmdHandoff(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
 	from := fs.String("from", "", `the outgoing operator: only corrections with provenance "operator:NAME" (default everyone's)`)

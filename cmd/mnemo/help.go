@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -81,16 +82,16 @@ func isHelpFlag(arg string) bool {
 }
 
 // writeUsage writes the help of the command or subcommand name: its usage
-// line, what it does, and its own flags (fs may be nil).
-func writeUsage(w io.Writer, name string, fs *flag.FlagSet) {
+// line, what it does (the command's summary), and its own flags (fs may be
+// nil).
+func writeUsage(w io.Writer, name, summary string, fs *flag.FlagSet) {
 	syn, ok := synopses[name]
 	if !ok {
 		syn = "mnemo " + name + " [flags]"
 	}
 	fmt.Fprintf(w, "usage: %s\n", syn)
-	top, _, _ := strings.Cut(name, " ")
-	if c, ok := commands[top]; ok && c.summary != "" {
-		fmt.Fprintf(w, "\n%s\n", c.summary)
+	if summary != "" {
+		fmt.Fprintf(w, "\n%s\n", summary)
 	}
 	if fs != nil {
 		own := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -121,12 +122,12 @@ func (a *app) commandHelp(ctx context.Context, name string, cmd command) int {
 		// Raw commands print their usage on stderr: here it is the answer.
 		return cmd.raw(ctx, []string{"--help"}, strings.NewReader(""), out, out)
 	}
-	a.name, a.helpOnly, a.helpOut = name, true, out
+	a.name, a.summary, a.helpOnly, a.helpOut = name, cmd.summary, true, out
 	a.stdout, a.stderr = io.Discard, io.Discard
 	err := cmd.run(ctx, a, nil)
 	_ = a.close()
 	if !a.helpShown {
-		writeUsage(out, name, nil)
+		writeUsage(out, name, cmd.summary, nil)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) && a.helpShown {
 		return 1
@@ -137,7 +138,38 @@ func (a *app) commandHelp(ctx context.Context, name string, cmd command) int {
 // showFlagsHelp prints fs's usage on stdout and returns flag.ErrHelp, so
 // that the command does nothing else.
 func (a *app) showFlagsHelp(fs *flag.FlagSet) error {
-	writeUsage(a.helpOut, fs.Name(), fs)
+	writeUsage(a.helpOut, fs.Name(), a.summary, fs)
 	a.helpShown = true
 	return flag.ErrHelp
+}
+
+// usage writes the general help: every command with its summary, the
+// global flags and the environment.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `mnemo — persistent memory for long-horizon agents and their operators
+
+usage: mnemo [--db PATH | --server URL] [--namespace NS] [--json] <command> [flags] [args]
+
+commands:`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, `
+global flags (also accepted after the command):
+  --db PATH|URL      database file, or a postgres:// URL (env MNEMO_DB; default ~/.local/share/mnemo/mnemo.db)
+  --namespace NS     namespace (env MNEMO_NAMESPACE; default "default")
+  --json             machine-readable output
+  --server URL       use a mnemo server instead of the database file (env MNEMO_SERVER)
+  --api-key KEY      API key for --server (env MNEMO_API_KEY)
+
+environment: MNEMO_EMBEDDER (hash|openai|static:DIR), MNEMO_EMBED_DIM, MNEMO_EMBED_URL, MNEMO_EMBED_MODEL,
+MNEMO_EMBED_KEY (or OPENAI_API_KEY), MNEMO_PRESET, MNEMO_TOKENIZER, MNEMO_MAX_TEXT_BYTES,
+MNEMO_TRIAGE_CAPACITY, MNEMO_EXTRACT_EVERY (extract memories from threads every N messages;
+0 = off), MNEMO_OPERATOR and MNEMO_SESSION (who asks, for the retrieval log).
+Run 'mnemo help <command>' or 'mnemo <command> --help' for a command's flags; 'mnemo --version' for the version.`)
 }

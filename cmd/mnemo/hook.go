@@ -14,10 +14,6 @@ import (
 	"github.com/mnemo-dev/mnemo/capture"
 )
 
-func init() {
-	extraCommands["hook"] = command{summary: "Claude Code hooks: session-start and prompt digests", run: cmdHook}
-}
-
 // hookInput is the JSON a Claude Code hook receives; unknown fields are ignored.
 type hookInput struct {
 	SessionID      string `json:"session_id"`

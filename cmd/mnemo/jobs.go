@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/engine"
 )
@@ -125,4 +128,57 @@ func (b *jobBoard) list() []console.Job {
 	}
 	slices.SortFunc(out, func(a, b console.Job) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// background runs job first after `first`, then every `every`, until ctx
+// ends. Each run's per-namespace counts are logged as `what`; a failure is
+// logged and the job tried again at the next period.
+func background(ctx context.Context, log *slog.Logger, board *jobBoard, what string, first, every time.Duration,
+	job func(context.Context) (map[string]int, error)) {
+	board.add(what, every)
+	wait := first
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = every
+		start := time.Now()
+		n, err := job(ctx)
+		if ctx.Err() == nil {
+			board.ran(what, start, n, err)
+		}
+		total := 0
+		for _, k := range n {
+			total += k
+		}
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn(what+" stopped", "records", total, "err", err)
+		case err == nil && total > 0:
+			log.Info(what, "records", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
+		}
+	}
+}
+
+// expiryJob archives expired records in every namespace and, with a
+// retention, purges the ones forgotten longer ago.
+func expiryJob(svc *engine.Service, retention time.Duration) func(context.Context) (map[string]int, error) {
+	return func(ctx context.Context) (map[string]int, error) {
+		// A failure of expiry in one namespace does not hold up the purge
+		// of the others: both run, and the first error is reported.
+		n, err := svc.ExpireAll(ctx, "expiry", mnemo.ExpireOptions{})
+		if retention == 0 || ctx.Err() != nil {
+			return n, err
+		}
+		p, perr := svc.PurgeAll(ctx, retention)
+		if n == nil {
+			n = map[string]int{}
+		}
+		for ns, k := range p {
+			n[ns] += k
+		}
+		return n, cmp.Or(err, perr)
+	}
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-func init() {
-	extraCommands["keys"] = command{summary: "manage API keys of the server: create, list, revoke", run: cmdKeys}
-}
-
 // keyCreated is the --json output of keys create: the only time the secret is shown.
 type keyCreated struct {
 	*mnemo.APIKey

@@ -24,10 +24,6 @@ import (
 	"github.com/mnemo-dev/mnemo/server"
 )
 
-func init() {
-	extraCommands["loadtest"] = command{summary: "HTTP load generator: digest (and write) latency at several client counts", run: cmdLoadtest}
-}
-
 var (
 	ltSubjects = []string{"the payment service", "the ledger", "the reactor coolant pump", "the GDPR breach process", "the mobile app",
 		"the search index", "the billing export", "the on-call rotation", "the satellite uplink", "the onboarding flow",

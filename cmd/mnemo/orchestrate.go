@@ -11,10 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/push"
 )
 
-func init() {
-	extraCommands["orchestrate"] = command{summary: "push mode: refresh LONG-TERM tasks of a task file, GitHub issues or Plane work items in the background (a process of its own)", run: cmdOrchestrate}
-}
-
 // cmdOrchestrate runs refresh cycles: once with --once, else every --every
 // until interrupted. It opens the database itself, never through the
 // server, so its failures cannot touch pull mode.

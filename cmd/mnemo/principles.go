@@ -6,11 +6,6 @@ import (
 	"fmt"
 )
 
-func init() {
-	extraCommands["principles"] = command{summary: "list the principle registry: each principle with the decisions that apply it", run: cmdPrinciples}
-	readCommands["principles"] = true
-}
-
 func cmdPrinciples(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("principles", flag.ContinueOnError)
 	pos, err := a.parseFlags(fs, args)

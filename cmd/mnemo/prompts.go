@@ -69,3 +69,8 @@ func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	return st.WriteText(stdout)
 }
+
+// promptsRaw adapts runPrompts to the raw form of a command.
+func promptsRaw(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitCode(stderr, "prompts", runPrompts(ctx, args, stdin, stdout, stderr))
+}

@@ -1,64 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/loops"
-	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
 )
-
-func init() {
-	extraCommands["serve"] = command{summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe}
-	extraCommands["mcp"] = command{summary: "serve MCP over stdio (for Claude Code and other MCP clients)", run: cmdMCP}
-}
-
-// newLogger builds the structured logger of serve and mcp.
-func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, usagef("--log-level %q is not debug, info, warn or error", level)
-	}
-	opts := &slog.HandlerOptions{Level: lv}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return nil, usagef("--log-format %q is not text or json", format)
-}
-
-// parseRate reads "N", "N/s" or "N/m" as requests per second.
-func parseRate(s string) (float64, error) {
-	if s == "" || s == "0" {
-		return 0, nil
-	}
-	num, unit, _ := strings.Cut(s, "/")
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || f < 0 {
-		return 0, usagef("--rate %q is not N/s or N/m", s)
-	}
-	switch unit {
-	case "", "s":
-		return f, nil
-	case "m":
-		return f / 60, nil
-	}
-	return 0, usagef("--rate %q is not N/s or N/m", s)
-}
 
 func cmdServe(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -205,97 +160,21 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 // that namespace only).
 var loopCaller = mnemo.Caller{Name: "loop", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
+// parseRate reads "N", "N/s" or "N/m" as requests per second.
+func parseRate(s string) (float64, error) {
+	if s == "" || s == "0" {
+		return 0, nil
 	}
-	return out
-}
-
-// background runs job first after `first`, then every `every`, until ctx
-// ends. Each run's per-namespace counts are logged as `what`; a failure is
-// logged and the job tried again at the next period.
-func background(ctx context.Context, log *slog.Logger, board *jobBoard, what string, first, every time.Duration,
-	job func(context.Context) (map[string]int, error)) {
-	board.add(what, every)
-	wait := first
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		wait = every
-		start := time.Now()
-		n, err := job(ctx)
-		if ctx.Err() == nil {
-			board.ran(what, start, n, err)
-		}
-		total := 0
-		for _, k := range n {
-			total += k
-		}
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Warn(what+" stopped", "records", total, "err", err)
-		case err == nil && total > 0:
-			log.Info(what, "records", total, "namespaces", len(n), "ms", time.Since(start).Milliseconds())
-		}
+	num, unit, _ := strings.Cut(s, "/")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, usagef("--rate %q is not N/s or N/m", s)
 	}
-}
-
-// expiryJob archives expired records in every namespace and, with a
-// retention, purges the ones forgotten longer ago.
-func expiryJob(svc *engine.Service, retention time.Duration) func(context.Context) (map[string]int, error) {
-	return func(ctx context.Context) (map[string]int, error) {
-		// A failure of expiry in one namespace does not hold up the purge
-		// of the others: both run, and the first error is reported.
-		n, err := svc.ExpireAll(ctx, "expiry", mnemo.ExpireOptions{})
-		if retention == 0 || ctx.Err() != nil {
-			return n, err
-		}
-		p, perr := svc.PurgeAll(ctx, retention)
-		if n == nil {
-			n = map[string]int{}
-		}
-		for ns, k := range p {
-			n[ns] += k
-		}
-		return n, cmp.Or(err, perr)
+	switch unit {
+	case "", "s":
+		return f, nil
+	case "m":
+		return f / 60, nil
 	}
-}
-
-func cmdMCP(ctx context.Context, a *app, args []string) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
-	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
-	pos, err := a.parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usagef("mcp takes no arguments")
-	}
-	if a.server != "" {
-		return usagef("mcp serves the database file over stdio: drop --server (or point the MCP client at SERVER/mcp)")
-	}
-	log, err := newLogger(a.stderr, *logFormat, *logLevel)
-	if err != nil {
-		return err
-	}
-	a.intentModel = true
-	svc, err := a.service(ctx)
-	if err != nil {
-		return err
-	}
-	srv := mcpserver.New(svc, mcpserver.Options{Namespace: a.ns(), Logger: log, Version: version})
-	log.Info("mnemo mcp on stdio", "db", a.dbLabel, "namespace", a.ns())
-	start := time.Now()
-	err = mcpserver.ServeStdio(ctx, srv)
-	log.Info("mnemo mcp done", "after", time.Since(start).Round(time.Millisecond))
-	return err
+	return 0, usagef("--rate %q is not N/s or N/m", s)
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-func init() {
-	extraCommands["tune"] = command{summary: "tune the scoring weights on the namespace's correction triples, with guardrails (tune history | tune rollback N)", run: cmdTune}
-}
-
 func formatWeights(w mnemo.Weights) string {
 	return fmt.Sprintf("semantic=%.2f keyword=%.2f recency=%.2f importance=%.2f confidence=%.2f frequency=%.2f",
 		w.Semantic, w.Keyword, w.Recency, w.Importance, w.Confidence, w.Frequency)

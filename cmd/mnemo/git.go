@@ -11,10 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/gitlog"
 )
 
-func init() {
-	extraCommands["git"] = command{summary: "import a repository's commit history as workflow events (again: only new commits)", run: cmdGit}
-}
-
 // cmdGit imports commits as records through the idempotent import path, so
 // running it again adds only the commits that are new.
 func cmdGit(ctx context.Context, a *app, args []string) error {
