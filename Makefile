@@ -1,4 +1,4 @@
-.PHONY: test build demo bench
+.PHONY: test build install demo bench
 
 # The whole test suite (installs what the tests need when missing).
 test:
@@ -6,6 +6,10 @@ test:
 
 build:
 	CGO_ENABLED=0 go build -o mnemo ./cmd/mnemo
+
+# mnemo in $(go env GOPATH)/bin (or $GOBIN).
+install:
+	CGO_ENABLED=0 go install ./cmd/mnemo
 
 demo:
 	go run ./cmd/mnemo demo
