@@ -34,6 +34,13 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 	if a.server != "" {
 		return usagef("config opens the database itself: drop --server")
 	}
+	switch sub {
+	case "show", "history", "diff":
+		a.readOnly = true
+	case "rollback", "apply":
+	default:
+		return usagef("unknown config command %q (want show, history, diff, rollback or apply)", sub)
+	}
 	svc, err := a.service(ctx)
 	if err != nil {
 		return err
@@ -175,9 +182,8 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "configuration of %s: version %d is active (validation %.3f -> %.3f on %.0f probes)\n", ns, cv.Version,
 			cv.Evaluation["validation_before"], cv.Evaluation["validation_after"], cv.Evaluation["probes"])
-		return nil
 	}
-	return usagef("unknown config command %q (want show, history, diff, rollback or apply)", sub)
+	return nil
 }
 
 func orNone(s string) string {

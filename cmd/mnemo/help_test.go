@@ -81,14 +81,23 @@ func TestVersionsAgree(t *testing.T) {
 	}
 }
 
-// TestReadOnMissingDatabase: a read command on a database file that does
-// not exist says so and creates nothing; a write creates it.
+// TestReadOnMissingDatabase: a read command or subcommand on a database
+// file that does not exist says so and creates nothing, as does an unknown
+// subcommand; a write creates it.
 func TestReadOnMissingDatabase(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "nothing-here", "m.db")
 	for _, args := range [][]string{{"recall", "x"}, {"digest", "x"}, {"list"}, {"show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"},
-		{"history", "01ARZ3NDEKTSV4RRFFQ69G5FAV"}, {"export"}, {"corrections"}, {"threads"}, {"handoff"}} {
+		{"history", "01ARZ3NDEKTSV4RRFFQ69G5FAV"}, {"export"}, {"corrections"}, {"threads"}, {"handoff"}, {"principles"},
+		{"config", "show"}, {"config", "history"}, {"config", "diff", "1", "2"}, {"loop", "status"}, {"keys", "list"},
+		{"tune", "history"}} {
 		out, errs, code := cli(t, db, "", args...)
 		if code != 1 || out != "" || !strings.Contains(errs, "no database at "+db) {
+			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	for _, args := range [][]string{{"config", "nosuch"}, {"loop", "nosuch"}, {"keys", "nosuch"}, {"tune", "nosuch"}} {
+		out, errs, code := cli(t, db, "", args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "mnemo "+args[0]+": ") {
 			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}

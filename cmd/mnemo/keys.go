@@ -76,6 +76,7 @@ func keysList(ctx context.Context, a *app, args []string) error {
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
+	a.readOnly = true
 	if _, err := a.service(ctx); err != nil {
 		return err
 	}

@@ -34,6 +34,13 @@ func cmdLoop(ctx context.Context, a *app, args []string) error {
 	if a.server != "" {
 		return usagef("loop opens the database itself: drop --server")
 	}
+	switch sub {
+	case "status":
+		a.readOnly = true
+	case "warm", "cold", "approve", "reject", "revert":
+	default:
+		return usagef("unknown loop command %q (want warm, cold, status, approve, reject or revert)", sub)
+	}
 	if *clearance < 0 || *clearance > mnemo.MaxAccessLevel {
 		return usagef("--clearance must be within 0..%d", mnemo.MaxAccessLevel)
 	}
@@ -135,9 +142,8 @@ func cmdLoop(ctx context.Context, a *app, args []string) error {
 			return a.printJSON(ev)
 		}
 		fmt.Fprintf(a.stdout, "%d importance adjustments reverted\n", len(ev))
-		return nil
 	}
-	return usagef("unknown loop command %q (want warm, cold, status, approve, reject or revert)", sub)
+	return nil
 }
 
 // loopOnce runs one warm or cold cycle and prints its result.

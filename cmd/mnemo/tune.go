@@ -68,6 +68,7 @@ func cmdTuneHistory(ctx context.Context, a *app, sub string, args []string) erro
 	if err != nil {
 		return err
 	}
+	a.readOnly = sub == "history"
 	ctx, b, err := a.memory(ctx)
 	if err != nil {
 		return err
