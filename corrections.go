@@ -22,10 +22,9 @@ const (
 
 // CorrectionRequest selects the corrections and retrievals of a report.
 type CorrectionRequest struct {
-	Namespace string    `json:"namespace,omitempty"`
-	Since     time.Time `json:"since"`            // zero: 90 days before Until
-	Until     time.Time `json:"until"`            // exclusive; zero: now, inclusive
-	Bucket    string    `json:"bucket,omitempty"` // day, week (default) or month
+	Since  time.Time `json:"since"`            // zero: 90 days before Until
+	Until  time.Time `json:"until"`            // exclusive; zero: now, inclusive
+	Bucket string    `json:"bucket,omitempty"` // day, week (default) or month
 }
 
 // CorrectionCounts are the figures of one period or group.

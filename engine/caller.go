@@ -13,49 +13,35 @@ var _ mnemo.Service = (*Service)(nil)
 // anything else, that the caller's role allows it: the transports resolve
 // who calls, the service decides what they may do.
 
-// reader returns the caller of ctx and the scope it reads in; EFORBIDDEN
-// when it may not read records, EUNAUTHORIZED when ctx carries no caller.
+// reader returns the caller of ctx and the scope it reads in: the
+// context's namespace (the default one when none) at the caller's
+// clearance. Errors: EUNAUTHORIZED when ctx carries no caller, EFORBIDDEN
+// when its role may not read records.
 func reader(ctx context.Context) (mnemo.Caller, mnemo.Scope, error) {
-	c, err := mnemo.CallerFrom(ctx)
-	if err == nil {
-		err = c.CheckRead()
-	}
-	if err != nil {
-		return mnemo.Caller{}, mnemo.Scope{}, err
-	}
-	return c, scopeIn(ctx, c), nil
+	return callerIn(ctx, mnemo.Caller.CheckRead)
 }
 
 // writer is reader for an operation that changes records.
 func writer(ctx context.Context) (mnemo.Caller, mnemo.Scope, error) {
-	c, err := mnemo.CallerFrom(ctx)
-	if err == nil {
-		err = c.CheckWrite()
-	}
-	if err != nil {
-		return mnemo.Caller{}, mnemo.Scope{}, err
-	}
-	return c, scopeIn(ctx, c), nil
+	return callerIn(ctx, mnemo.Caller.CheckWrite)
 }
 
 // admin is reader for an administrator's operation; what names it in the
 // error.
 func admin(ctx context.Context, what string) (mnemo.Caller, mnemo.Scope, error) {
+	return callerIn(ctx, func(c mnemo.Caller) error { return c.CheckAdmin(what) })
+}
+
+func callerIn(ctx context.Context, allowed func(mnemo.Caller) error) (mnemo.Caller, mnemo.Scope, error) {
 	c, err := mnemo.CallerFrom(ctx)
 	if err == nil {
-		err = c.CheckAdmin(what)
+		err = allowed(c)
 	}
 	if err != nil {
 		return mnemo.Caller{}, mnemo.Scope{}, err
 	}
-	return c, scopeIn(ctx, c), nil
-}
-
-// scopeIn is the scope of c in the namespace ctx carries (the default
-// namespace when none).
-func scopeIn(ctx context.Context, c mnemo.Caller) mnemo.Scope {
 	ns, _ := mnemo.NamespaceFrom(ctx)
-	return scopeOf(c, ns)
+	return c, scopeOf(c, ns), nil
 }
 
 // system is the caller of the service's own background jobs: an

@@ -82,7 +82,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer) (int, error) {
 // ImportBatch is the number of records written per transaction by Import.
 const ImportBatch = 500
 
-// Import reads JSONL records (as written by Export) into namespace ns. The
+// Import reads JSONL records (as written by Export) into the namespace. The
 // whole input is parsed and validated first: a bad line is an EINVALID error
 // naming the line, and nothing is written. Records keep their ids, so a
 // second import of the same file changes nothing. Records are written in

@@ -79,7 +79,7 @@ func dedupIDs(ids []string) []string {
 	return out
 }
 
-// Principles lists the live principles of namespace ns the caller may
+// Principles lists the live principles of the namespace the caller may
 // see, each with the live decisions the caller may see that apply it —
 // citing its id, or naming it in words (a free-text principle equal to
 // the principle's text, case and a final period aside) — oldest first;

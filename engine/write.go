@@ -12,7 +12,7 @@ import (
 )
 
 // Remember validates, counts tokens, embeds, deduplicates and stores new
-// records in namespace ns, all in one batch committed in one transaction
+// records in the namespace, all in one batch committed in one transaction
 // (mnemo.WriteBatch). Errors: EINVALID/ETOOLARGE for bad input, ENOTFOUND
 // for a missing superseded record, ECONFLICT for a forgotten one; on any
 // of them nothing is written.
