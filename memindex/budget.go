@@ -20,6 +20,8 @@ type Budget struct {
 	clock   atomic.Int64
 	ns      map[string]*budgetUse
 	changes int // rows applied since the last check
+	// warmFull is set when a warm-up had to evict: Warm loads no more.
+	warmFull bool
 	// Evictions counts the namespaces evicted so far.
 	Evictions atomic.Int64
 }

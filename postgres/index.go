@@ -22,8 +22,7 @@ type index struct {
 	ns         map[string]*memindex.Namespace[string]
 	// budget bounds the memory of the loaded namespaces (nil: no bound;
 	// see evict.go).
-	budget   *memindex.Budget
-	warmFull bool // a warm-up filled the budget: Warm loads no more
+	budget *memindex.Budget
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[string])} }
@@ -41,59 +40,21 @@ const maxSeqSQL = `SELECT greatest((SELECT coalesce(max(seq), 0) FROM records), 
 // hands out by reference, past its return: a refresh may change it and an
 // eviction drop it (evict.go) as soon as the lock is released.
 func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[string]) error) error {
-	n, err := s.acquire(ctx, ns)
-	if err != nil {
-		return err
-	}
-	defer s.idx.mu.RUnlock()
-	return fn(n)
-}
-
-// acquire is withIndex's first half: it returns the up-to-date index of
-// namespace ns with the read lock held, which withIndex releases. Nothing
-// else calls it.
-func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[string], error) {
 	var cur int64
 	if err := s.pool.QueryRow(ctx, maxSeqSQL).Scan(&cur); err != nil {
-		return nil, err
+		return err
 	}
-	s.idx.mu.RLock()
-	if n, ok := s.idx.ns[ns]; ok && s.idx.seq >= cur {
-		s.idx.budget.Use(ns)
-		return n, nil
-	}
-	s.idx.mu.RUnlock()
-	// One refresh at a time, and readers that queued behind it find the
-	// index fresh under the read lock: taking the write lock waits for
-	// every search in flight and holds up every search after it, so after
-	// a write it must be taken once, not by every reader that saw it.
-	s.idx.refreshing.Lock()
-	s.idx.mu.RLock()
-	_, ok := s.idx.ns[ns]
-	stale := !ok || s.idx.seq < cur
-	s.idx.mu.RUnlock()
-	var err error
-	if stale {
+	refresh := func() error {
 		s.idx.mu.Lock()
-		err = s.refresh(ctx, ns)
-		s.idx.mu.Unlock()
+		defer s.idx.mu.Unlock()
+		return s.refresh(ctx, ns)
 	}
-	if err != nil {
-		s.idx.refreshing.Unlock()
-		return nil, err
-	}
-	// The read lock is taken before the next refresh may run: a refresh
-	// may evict namespaces (evict.go), never the one it loads, and this
-	// one must still be there when its reader gets it.
-	s.idx.mu.RLock()
-	s.idx.refreshing.Unlock()
-	n, ok := s.idx.ns[ns]
-	if !ok { // cannot happen (see above), but do not panic
-		s.idx.mu.RUnlock()
-		return nil, fmt.Errorf("index of namespace %q vanished", ns)
-	}
-	s.idx.budget.Use(ns)
-	return n, nil
+	return s.idx.loaded().Read(ns, func(bool) bool { return s.idx.seq >= cur }, refresh, fn)
+}
+
+// loaded names the loaded indexes, their locks and bound for memindex.
+func (ix *index) loaded() memindex.Loaded[string] {
+	return memindex.Loaded[string]{Mu: &ix.mu, Refreshing: &ix.refreshing, M: ix.ns, Budget: ix.budget}
 }
 
 // refresh applies the rows changed since s.idx.seq to every loaded
@@ -193,26 +154,11 @@ func eachEntry(rows pgx.Rows, fn func(e memindex.Entry, ns string, emb []byte)) 
 // With a bound on the indexes' memory (Options.IndexMemory) it loads none
 // once the loaded ones fill it: the namespaces read first are loaded then.
 func (s *Store) Warm(ctx context.Context, namespace string) error {
-	var evicted int64
-	if b := s.idx.budget; b != nil {
-		s.idx.mu.Lock()
-		_, loaded := s.idx.ns[namespace]
-		full := !loaded && (s.idx.warmFull || b.Full(s.indexMemoryBytes))
-		s.idx.mu.Unlock()
-		if full {
-			return nil
-		}
-		evicted = b.Evictions.Load()
-	}
-	if err := s.withIndex(ctx, namespace, func(*memindex.Namespace[string]) error { return nil }); err != nil {
+	err := s.idx.loaded().Warm(namespace, func() error {
+		return s.withIndex(ctx, namespace, func(*memindex.Namespace[string]) error { return nil })
+	})
+	if err != nil {
 		return fmt.Errorf("postgres: warm: %w", err)
-	}
-	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
-		// This one made room by evicting: warming more would only evict
-		// what was warmed before.
-		s.idx.mu.Lock()
-		s.idx.warmFull = true
-		s.idx.mu.Unlock()
 	}
 	return nil
 }

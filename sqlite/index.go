@@ -28,8 +28,7 @@ type index struct {
 	snaps      map[string]*nsSnap // snapshot state of each loaded namespace
 	// budget bounds the memory of the loaded namespaces (nil: no bound;
 	// see evict.go).
-	budget   *memindex.Budget
-	warmFull bool // a warm-up filled the budget: Warm loads no more
+	budget *memindex.Budget
 }
 
 func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[int64])} }
@@ -63,18 +62,6 @@ func (s *Store) dbSeq(ctx context.Context, q interface {
 // or without them, and the reads that follow the write see it. Changes of
 // other processes are applied here, by the first read that sees them.
 func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[int64]) error) error {
-	n, err := s.acquire(ctx, ns)
-	if err != nil {
-		return err
-	}
-	defer s.idx.mu.RUnlock()
-	return fn(n)
-}
-
-// acquire is withIndex's first half: it returns the up-to-date index of
-// namespace ns with the read lock held, which withIndex releases. Nothing
-// else calls it.
-func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int64], error) {
 	// The calls of one read share one check of the change stamp.
 	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) {
 		var seq int64
@@ -82,40 +69,17 @@ func (s *Store) acquire(ctx context.Context, ns string) (*memindex.Namespace[int
 		return seq, err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s.idx.mu.RLock()
-	if n, ok := s.idx.ns[ns]; ok && (s.idx.seq >= cur || s.idx.local.covers(s.idx.seq, cur)) {
-		s.idx.budget.Use(ns)
-		return n, nil
+	current := func(strict bool) bool {
+		return s.idx.seq >= cur || !strict && s.idx.local.covers(s.idx.seq, cur)
 	}
-	s.idx.mu.RUnlock()
-	// One refresh at a time, and readers that queued behind it find the
-	// index fresh under the read lock.
-	s.idx.refreshing.Lock()
-	s.idx.mu.RLock()
-	_, ok := s.idx.ns[ns]
-	stale := !ok || s.idx.seq < cur
-	s.idx.mu.RUnlock()
-	if stale {
-		err = s.refreshIndex(ctx, ns, nil)
-	}
-	if err != nil {
-		s.idx.refreshing.Unlock()
-		return nil, err
-	}
-	// The read lock is taken before the next refresh may run: a refresh
-	// may evict namespaces (evict.go), never the one it loads, and this
-	// one must still be there when its reader gets it.
-	s.idx.mu.RLock()
-	s.idx.refreshing.Unlock()
-	n, ok := s.idx.ns[ns]
-	if !ok { // cannot happen (see above), but do not panic
-		s.idx.mu.RUnlock()
-		return nil, fmt.Errorf("index of namespace %q vanished", ns)
-	}
-	s.idx.budget.Use(ns)
-	return n, nil
+	return s.idx.loaded().Read(ns, current, func() error { return s.refreshIndex(ctx, ns, nil) }, fn)
+}
+
+// loaded names the loaded indexes, their locks and bound for memindex.
+func (ix *index) loaded() memindex.Loaded[int64] {
+	return memindex.Loaded[int64]{Mu: &ix.mu, Refreshing: &ix.refreshing, M: ix.ns, Budget: ix.budget}
 }
 
 // localSeqs are the change stamps of this process's writes that are
@@ -463,26 +427,11 @@ func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb,
 // With a bound on the indexes' memory (Options.IndexMemory) it loads none
 // once the loaded ones fill it: the namespaces read first are loaded then.
 func (s *Store) Warm(ctx context.Context, namespace string) error {
-	var evicted int64
-	if b := s.idx.budget; b != nil {
-		s.idx.mu.Lock()
-		_, loaded := s.idx.ns[namespace]
-		full := !loaded && (s.idx.warmFull || b.Full(s.indexMemoryBytes))
-		s.idx.mu.Unlock()
-		if full {
-			return nil
-		}
-		evicted = b.Evictions.Load()
-	}
-	if err := s.withIndex(ctx, namespace, func(*memindex.Namespace[int64]) error { return nil }); err != nil {
+	err := s.idx.loaded().Warm(namespace, func() error {
+		return s.withIndex(ctx, namespace, func(*memindex.Namespace[int64]) error { return nil })
+	})
+	if err != nil {
 		return fmt.Errorf("sqlite: warm: %w", err)
-	}
-	if b := s.idx.budget; b != nil && b.Evictions.Load() > evicted {
-		// This one made room by evicting: warming more would only evict
-		// what was warmed before.
-		s.idx.mu.Lock()
-		s.idx.warmFull = true
-		s.idx.mu.Unlock()
 	}
 	return nil
 }
