@@ -13,7 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
-	"github.com/mnemo-dev/mnemo/thesaurus"
 )
 
 // The relevance floor.
@@ -45,7 +44,7 @@ import (
 type query struct {
 	text  string   // the content words, space-separated: what the channels search
 	terms []string // distinct index terms of the content words
-	lang  string   // "ru" or "uk" when the query is known to be in one (thesaurus.DetectLang)
+	lang  string   // "ru" or "uk" when the query is known to be in one (words.Letters.Lang)
 }
 
 // cleanQuery keeps the content words of q (words.Spans): not function
@@ -71,7 +70,7 @@ func cleanQuery(q string) query {
 	if len(ws) > memindex.MaxQueryTokens {
 		ws = ws[:memindex.MaxQueryTokens]
 	}
-	return query{text: strings.Join(ws, " "), terms: memindex.Terms(ws, memindex.MaxQueryTokens), lang: thesaurus.DetectLang(q)}
+	return query{text: strings.Join(ws, " "), terms: memindex.Terms(ws, memindex.MaxQueryTokens), lang: words.Script(q).Lang()}
 }
 
 // floor decides, per candidate, whether it shows evidence of relevance.

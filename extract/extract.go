@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // Message is one message of a conversation.
@@ -169,21 +170,7 @@ func Make(label, s, speaker string) (Candidate, bool) {
 // with a question word, or is Russian or Ukrainian (where a yes-no
 // question is marked by intonation alone).
 func isQuestion(s string) bool {
-	return strings.HasSuffix(s, "?") && (questionRE().MatchString(s) || questionSlavic().MatchString(s) || cyrillic(s))
-}
-
-// cyrillic reports whether s is written mostly in Cyrillic letters.
-func cyrillic(s string) bool {
-	cyr, lat := 0, 0
-	for _, r := range s {
-		switch {
-		case unicode.Is(unicode.Cyrillic, r):
-			cyr++
-		case unicode.IsLetter(r):
-			lat++
-		}
-	}
-	return cyr > lat
+	return strings.HasSuffix(s, "?") && (questionRE().MatchString(s) || questionSlavic().MatchString(s) || words.Script(s).MostlyCyrillic())
 }
 
 // isFact reports whether s states something with a date, deadline or

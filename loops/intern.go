@@ -70,25 +70,9 @@ func contentWords(text string) []word {
 	return out
 }
 
-// language returns en, ru or uk by the letters of text.
-func language(text string) string {
-	cyr, uk := false, false
-	for _, r := range text {
-		if unicode.Is(unicode.Cyrillic, r) {
-			cyr = true
-			if strings.ContainsRune("іїєґІЇЄҐ", r) {
-				uk = true
-			}
-		}
-	}
-	switch {
-	case uk:
-		return "uk"
-	case cyr:
-		return "ru"
-	}
-	return "en"
-}
+// language returns en, ru or uk by the letters of text
+// (words.Letters.Language).
+func language(text string) string { return words.Script(text).Language() }
 
 // names returns the words of text that read the same in every language:
 // codes and identifiers with digits, and acronyms of capitals.

@@ -334,7 +334,7 @@ func (t *Thesaurus) Prefetch(text string) {
 func (t *Thesaurus) Expand(word string) []Related { return t.ExpandIn(word, "") }
 
 // ExpandIn is Expand from the resources of one language only (an ISO 639-1
-// code, e.g. from DetectLang), or from every resource of the word's script
+// code, e.g. from words.Letters.Lang), or from every resource of the word's script
 // when lang is "": Russian and Ukrainian share a script and many spellings
 // whose meanings differ («оклад» is a salary in Russian, a setting in
 // Ukrainian), so a query known to be in one of them is expanded from its
@@ -381,29 +381,6 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 	t.cache[key] = out
 	t.mu.Unlock()
 	return out
-}
-
-// DetectLang tells Russian from Ukrainian text by the letters only one of
-// them writes (ы э ъ ё; і ї є ґ): "ru", "uk", or "" when the text has
-// neither (a short question often has none: «Коли перенесли нараду?») or
-// both, and for other scripts.
-func DetectLang(text string) string {
-	ru, uk := false, false
-	for _, r := range strings.ToLower(text) {
-		switch r {
-		case 'ы', 'э', 'ъ', 'ё':
-			ru = true
-		case 'і', 'ї', 'є', 'ґ':
-			uk = true
-		}
-	}
-	switch {
-	case ru && !uk:
-		return "ru"
-	case uk && !ru:
-		return "uk"
-	}
-	return ""
 }
 
 // scriptOf returns the script of w's first letter: Cyrillic or Latin (the

@@ -16,6 +16,8 @@
 //     Ukrainian endings from a folded word: "deployments" → "deploy".
 //   - Stopwords and query words (IsStopword, IsFunctionWord) are kept per
 //     language: English, Russian, Ukrainian.
+//   - Languages (Script) are told by the letters of a text: Russian or
+//     Ukrainian by the letters only one of them writes, Cyrillic or not.
 //   - Rules (RuleWords, Compile, NewRules) match keyword patterns such as
 //     "how to", "fix*", "^как", "*ться" against a text's words.
 //
