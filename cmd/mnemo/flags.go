@@ -30,15 +30,22 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	var help bytes.Buffer // the usage: on stdout when asked for, on stderr after a parse error
 	fs.Usage = func() { help.Reset(); writeUsage(&help, fs.Name(), a.summary, fs) }
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = help.WriteTo(a.helpOut)
+		a.helpShown = true
+	} else if err != nil {
+		_, _ = help.WriteTo(a.stderr)
+	}
+	return pos, err
+}
+
+// parseInterleaved parses flags and positional arguments in any order
+// ("--" ends the flags) and returns the positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				_, _ = help.WriteTo(a.helpOut)
-				a.helpShown = true
-			} else {
-				_, _ = help.WriteTo(a.stderr)
-			}
 			return nil, err
 		}
 		args = fs.Args()

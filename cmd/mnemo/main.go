@@ -32,16 +32,6 @@ func main() {
 	os.Exit(code)
 }
 
-// exitCode reports err of the raw command name on stderr and returns the
-// exit status: 0 for none or a help request, else 1.
-func exitCode(stderr io.Writer, name string, err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	fmt.Fprintf(stderr, "mnemo %s: %s\n", name, errText(err))
-	return 1
-}
-
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: os.Getenv, helpOut: stdout}
 	gfs := flag.NewFlagSet("mnemo", flag.ContinueOnError)

@@ -108,21 +108,23 @@ func needsEscape(r rune) bool {
 	return false
 }
 
+// writeJSON writes v to w as indented JSON, with <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // printJSON writes v as indented JSON.
 func (a *app) printJSON(v any) error {
 	if !isTerminal(a.stdout) {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(a.stdout, v)
 	}
 	// On a terminal, also escape what encoding/json passes through and a
 	// terminal may act on: C1 controls and bidirectional overrides.
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := writeJSON(&b, v); err != nil {
 		return err
 	}
 	var out strings.Builder

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/mnemo-dev/mnemo"
@@ -17,15 +15,8 @@ import (
 // intent labels, topic terms per repository and week, and project switching
 // over the captured prompts. The JSON shape is documented on prompts.Stats.
 func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "stats" {
-		fmt.Fprintln(stderr, "usage: mnemo prompts stats [--repo PATH] [--json] [--top N]")
-		if len(args) == 0 {
-			return mnemo.Errorf(mnemo.EINVALID, "prompts: missing subcommand (stats)")
-		}
-		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			return nil
-		}
-		return mnemo.Errorf(mnemo.EINVALID, "prompts: unknown subcommand %q (want stats)", args[0])
+	if ok, err := rawSubcommand(stderr, "prompts", "stats", "usage: mnemo prompts stats [--repo PATH] [--json] [--top N]", args); !ok {
+		return err
 	}
 	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -62,10 +53,7 @@ func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	st := prompts.Analyze(in, prompts.Options{TopTerms: *top})
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(stdout, st)
 	}
 	return st.WriteText(stdout)
 }

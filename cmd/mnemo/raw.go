@@ -1,0 +1,37 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// exitCode reports err of the raw command name on stderr and returns the
+// exit status: 0 for none or a help request, else 1.
+func exitCode(stderr io.Writer, name string, err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mnemo %s: %s\n", name, errText(err))
+	return 1
+}
+
+// rawSubcommand checks that the arguments of the raw command name start
+// with its one subcommand sub. Otherwise it prints use on stderr and
+// returns false with the error to report: none when help was asked for.
+func rawSubcommand(stderr io.Writer, name, sub, use string, args []string) (bool, error) {
+	if len(args) > 0 && args[0] == sub {
+		return true, nil
+	}
+	fmt.Fprintln(stderr, use)
+	if len(args) == 0 {
+		return false, mnemo.Errorf(mnemo.EINVALID, "%s: missing subcommand (%s)", name, sub)
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		return false, nil
+	}
+	return false, mnemo.Errorf(mnemo.EINVALID, "%s: unknown subcommand %q (want %s)", name, args[0], sub)
+}
