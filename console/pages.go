@@ -188,11 +188,11 @@ func correctionRequest(r *http.Request) (mnemo.CorrectionRequest, error) {
 	}
 	for name, dst := range map[string]*time.Time{"since": &req.Since, "until": &req.Until} {
 		if s := strings.TrimSpace(v.Get(name)); s != "" {
-			t, err := time.Parse(time.DateOnly, s)
+			t, err := parseWhen(name, s)
 			if err != nil {
-				return req, mnemo.Errorf(mnemo.EINVALID, "%s %q is not a YYYY-MM-DD date", name, s)
+				return req, err
 			}
-			*dst = t.UTC()
+			*dst = t
 		}
 	}
 	return req, nil
@@ -268,9 +268,9 @@ func (c *Console) handleHandoff(w http.ResponseWriter, r *http.Request, q *req) 
 	}
 	hreq := mnemo.HandoffRequest{From: strings.TrimSpace(v.Get("from"))}
 	if s := strings.TrimSpace(v.Get("since")); s != "" {
-		t, err := time.Parse(time.DateOnly, s)
+		t, err := parseWhen("since", s)
 		if err != nil {
-			c.fail(w, r, q, mnemo.Errorf(mnemo.EINVALID, "since %q is not a YYYY-MM-DD date", s))
+			c.fail(w, r, q, err)
 			return
 		}
 		hreq.Since = t

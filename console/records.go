@@ -33,17 +33,24 @@ func listFilter(v url.Values) (mnemo.Filter, error) {
 	}
 	for name, dst := range map[string]**time.Time{"since": &f.Since, "until": &f.Until} {
 		if s := strings.TrimSpace(v.Get(name)); s != "" {
-			t, err := time.Parse(time.DateOnly, s)
+			t, err := parseWhen(name, s)
 			if err != nil {
-				if t, err = time.Parse(time.RFC3339, s); err != nil {
-					return f, mnemo.Errorf(mnemo.EINVALID, "%s %q is not a YYYY-MM-DD date", name, s)
-				}
+				return f, err
 			}
-			t = t.UTC()
 			*dst = &t
 		}
 	}
 	return f, nil
+}
+
+// parseWhen reads a form's date (YYYY-MM-DD) or time (RFC 3339) as every
+// surface does (mnemo.ParseTime); the error names the field.
+func parseWhen(name, s string) (time.Time, error) {
+	t, err := mnemo.ParseTime(s)
+	if err != nil {
+		return t, mnemo.Errorf(mnemo.EINVALID, "%s: %s", name, mnemo.ErrorMessage(err))
+	}
+	return t, nil
 }
 
 // scopeCrumbs splits a scope prefix into its parents, for navigation.
