@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 )
 
 // Synth generates a deterministic synthetic memory workload: records with
@@ -17,8 +18,7 @@ import (
 // instant; and queries drawn from the same vocabulary.
 type Synth struct {
 	rng   *rand.Rand
-	zipf  *rand.Zipf
-	vocab []string
+	words *synth.Words
 	now   time.Time
 }
 
@@ -42,25 +42,10 @@ var (
 // Record times lie in the two years before now.
 func NewSynth(seed uint64, now time.Time) *Synth {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	s := &Synth{rng: rng, now: now}
-	seen := map[string]bool{}
-	for len(s.vocab) < SynthVocabulary {
-		n := 2 + rng.IntN(3)
-		var b strings.Builder
-		for range n {
-			b.WriteString(syllables[rng.IntN(len(syllables))])
-		}
-		w := b.String()
-		if !seen[w] {
-			seen[w] = true
-			s.vocab = append(s.vocab, w)
-		}
-	}
-	s.zipf = rand.NewZipf(rng, 1.07, 2, uint64(len(s.vocab)-1))
-	return s
+	return &Synth{rng: rng, words: synth.NewWords(rng, syllables, SynthVocabulary, 1.07, 2), now: now}
 }
 
-func (s *Synth) word() string { return s.vocab[s.zipf.Uint64()] }
+func (s *Synth) word() string { return s.words.Word() }
 
 // sentence returns n words with some punctuation, identifiers and numbers.
 func (s *Synth) sentence(n int) string {
@@ -128,7 +113,7 @@ func (s *Synth) Records(n int) []mnemo.NewRecord {
 func (s *Synth) Query() string {
 	n := 3 + s.rng.IntN(6)
 	words := make([]string, 0, n)
-	words = append(words, s.vocab[50+s.rng.IntN(1500)])
+	words = append(words, s.words.At(50+s.rng.IntN(1500)))
 	for len(words) < n {
 		words = append(words, s.word())
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 )
 
 // The benchmarks below measure any mnemo.Store the same way, so the
@@ -27,40 +27,20 @@ const BenchDim = 384
 // Zipf-distributed vocabulary of invented words, and random unit vectors.
 type Corpus struct {
 	rng   *rand.Rand
-	zipf  *rand.Zipf
-	vocab []string
+	words *synth.Words
 }
+
+// corpusSyllables build the corpus's invented words.
+var corpusSyllables = []string{"ka", "ro", "mi", "te", "lu", "sa", "ven", "dor", "pli", "qua", "zen", "bri", "mo", "tak", "ex", "ul"}
 
 // NewCorpus returns a deterministic corpus for seed.
 func NewCorpus(seed uint64) *Corpus {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	c := &Corpus{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, 19999)}
-	syl := []string{"ka", "ro", "mi", "te", "lu", "sa", "ven", "dor", "pli", "qua", "zen", "bri", "mo", "tak", "ex", "ul"}
-	seen := map[string]bool{}
-	for len(c.vocab) < 20000 {
-		var b strings.Builder
-		for range 2 + rng.IntN(3) {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		if w := b.String(); !seen[w] {
-			seen[w] = true
-			c.vocab = append(c.vocab, w)
-		}
-	}
-	return c
+	return &Corpus{rng: rng, words: synth.NewWords(rng, corpusSyllables, 20000, 1.1, 2)}
 }
 
 // Text returns about chars characters of words.
-func (c *Corpus) Text(chars int) string {
-	var b strings.Builder
-	for b.Len() < chars {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(c.vocab[c.zipf.Uint64()])
-	}
-	return b.String()
-}
+func (c *Corpus) Text(chars int) string { return c.words.Text(chars) }
 
 // Vector returns a random unit vector of BenchDim dimensions.
 func (c *Corpus) Vector() []float32 {
