@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -153,4 +155,43 @@ func BenchmarkSketchFast(b *testing.B) {
 			sketchReference(v, out, buf)
 		}
 	})
+}
+
+// TestSketchSearchParallel checks that a search split over several cores
+// answers exactly as one pass does, with filters and removed entries.
+func TestSketchSearchParallel(t *testing.T) {
+	defer func(p int) { parallelSlots = p }(parallelSlots)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewSource(8))
+	n := New[int](0, testDim)
+	for k := range 9000 {
+		e := testEntry(k)
+		e.AccessLevel = k % 3
+		if k%5 == 0 {
+			e.Scope = "/x"
+		}
+		n.Upsert(k, e, testVec(rng, testDim), nil)
+		if k%97 == 0 {
+			n.Remove(k / 2)
+		}
+	}
+	n.BuildSketches()
+	for q := range 40 {
+		v := make([]float32, testDim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		v, _ = Normalize(v)
+		f := mnemo.Filter{}
+		if q%3 == 0 {
+			f.ScopePrefix = "/x"
+		}
+		c := Compile(mnemo.Scope{Clearance: q % 3}, f, time.Now())
+		parallelSlots = 1 << 40
+		want := n.Vector(v, c, 1+q%25)
+		parallelSlots = 1000
+		if got := n.Vector(v, c, 1+q%25); !slices.Equal(got, want) {
+			t.Fatalf("query %d: in parallel %v, in one pass %v", q, got, want)
+		}
+	}
 }

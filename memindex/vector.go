@@ -259,20 +259,50 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	words := sketchWords(len(q))
 	qs := make([]uint64, words)
 	sketch(q, qs, make([]float32, words*64))
+	slots := len(idx.signs) / words
+	// Both passes run in parallel chunks of the slots on a large namespace
+	// (each chunk its own histogram and collector, merged after: the same
+	// cut, and rescore keeps the same candidates of any split).
+	workers := 1
+	if slots >= parallelSlots {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	chunk := (slots + workers - 1) / workers
+	inParallel := func(f func(w, lo, hi int)) {
+		if workers == 1 {
+			f(0, 0, slots)
+			return
+		}
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(w, w*chunk, min((w+1)*chunk, slots))
+			}()
+		}
+		wg.Wait()
+	}
 	// Pass 1: the Hamming distance of every sketch, read sequentially, and
 	// a histogram of them. Filters are not checked yet: they touch the
 	// (much larger) entries.
-	slots := len(idx.signs) / words
-	dist := make([]uint16, slots)
-	hist := make([]int, words*64+1)
-	for k := range slots {
-		w := idx.signs[k*words : (k+1)*words]
-		d := 0
-		for j, x := range w {
-			d += bits.OnesCount64(x ^ qs[j])
+	dp := distPool.Get().(*[]uint16)
+	defer distPool.Put(dp)
+	if cap(*dp) < slots {
+		*dp = make([]uint16, slots+slots/8)
+	}
+	dist := (*dp)[:slots] // every element is written below
+	hists := make([][]int, workers)
+	inParallel(func(w, lo, hi int) {
+		hist := make([]int, words*64+1)
+		hamming(idx.signs, qs, dist, hist, lo, hi)
+		hists[w] = hist
+	})
+	hist := hists[0]
+	for _, h := range hists[1:] {
+		for d, k := range h {
+			hist[d] += k
 		}
-		dist[k] = uint16(d)
-		hist[d]++
 	}
 	pool := sketchPool(n, len(idx.ents))
 	cut, seen := words*64, 0
@@ -285,27 +315,73 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	}
 	// Pass 2: entries whose sketch is within the cut pass the filters and
 	// are scored from their codes.
-	var cl collector
+	parts := make([]collector, workers)
+	admits := make([]int, workers)
+	inParallel(func(w, lo, hi int) {
+		cl := &parts[w]
+		for k := lo; k < hi; k++ {
+			if int(dist[k]) > cut {
+				continue
+			}
+			i := int(idx.skEnt[k])
+			e := &idx.ents[i]
+			if e.sk != k*words || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
+				continue
+			}
+			admits[w]++
+			cl.add(idx.candidate(q, qn, i), n)
+		}
+	})
 	admitted := 0
-	for k, d := range dist {
-		if int(d) > cut {
-			continue
-		}
-		i := int(idx.skEnt[k])
-		e := &idx.ents[i]
-		if e.sk != k*words || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
-			continue
-		}
-		admitted++
-		cl.add(idx.candidate(q, qn, i), n)
+	keep := []cand{}
+	for w := range parts {
+		admitted += admits[w]
+		keep = append(keep, parts[w].keep...)
 	}
 	if admitted < n && admitted < pool {
 		return nil // selective filters: the caller scans exactly
 	}
-	if cl.keep == nil {
-		cl.keep = []cand{}
+	return keep
+}
+
+// distPool holds the sketch distances of a search (2 MB at 1,000,000
+// records) for the next one.
+var distPool = sync.Pool{New: func() any { return new([]uint16) }}
+
+// parallelSlots is the number of sketches from which a search scans them
+// on several cores.
+var parallelSlots = 50000 // a variable for tests
+
+// hamming writes into dist the Hamming distance of each sketch of slots
+// [lo, hi) of signs to the query sketch qs, and counts them in hist.
+func hamming(signs, qs []uint64, dist []uint16, hist []int, lo, hi int) {
+	words := len(qs)
+	if words == 24 { // 384 dimensions: unrolled, without bounds checks
+		q := (*[24]uint64)(qs)
+		for k := lo; k < hi; k++ {
+			w := (*[24]uint64)(signs[k*24 : k*24+24])
+			d := bits.OnesCount64(w[0]^q[0]) + bits.OnesCount64(w[1]^q[1]) + bits.OnesCount64(w[2]^q[2]) +
+				bits.OnesCount64(w[3]^q[3]) + bits.OnesCount64(w[4]^q[4]) + bits.OnesCount64(w[5]^q[5]) +
+				bits.OnesCount64(w[6]^q[6]) + bits.OnesCount64(w[7]^q[7]) + bits.OnesCount64(w[8]^q[8]) +
+				bits.OnesCount64(w[9]^q[9]) + bits.OnesCount64(w[10]^q[10]) + bits.OnesCount64(w[11]^q[11]) +
+				bits.OnesCount64(w[12]^q[12]) + bits.OnesCount64(w[13]^q[13]) + bits.OnesCount64(w[14]^q[14]) +
+				bits.OnesCount64(w[15]^q[15]) + bits.OnesCount64(w[16]^q[16]) + bits.OnesCount64(w[17]^q[17]) +
+				bits.OnesCount64(w[18]^q[18]) + bits.OnesCount64(w[19]^q[19]) + bits.OnesCount64(w[20]^q[20]) +
+				bits.OnesCount64(w[21]^q[21]) + bits.OnesCount64(w[22]^q[22]) + bits.OnesCount64(w[23]^q[23])
+			dist[k] = uint16(d)
+			hist[d]++
+		}
+		return
 	}
-	return cl.keep
+	for k := lo; k < hi; k++ {
+		w := signs[k*words : (k+1)*words]
+		d := 0
+		for j, x := range w {
+			d += bits.OnesCount64(x ^ qs[j])
+		}
+		dist[k] = uint16(d)
+		hist[d]++
+	}
 }
 
 // sketchPool is how many sketch-nearest candidates are rescored for a top n.
