@@ -3,11 +3,15 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/mnemo-dev/mnemo"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -21,13 +25,18 @@ var (
 	// to a varying number of tokens.
 	tokensRE = regexp.MustCompile(`\b\d+( tokens\b|/\d+ tokens\b)|(?m)^tokens +\d+$`)
 	digitsRE = regexp.MustCompile(`\d+`)
+	dateRE   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+	// API keys: a random id and secret each.
+	keyIDRE  = regexp.MustCompile(`\bkey_[0-9a-f]{12}\b`)
+	secretRE = regexp.MustCompile(regexp.QuoteMeta(mnemo.APIKeyPrefix) + `[A-Za-z0-9_-]{43}`)
 )
 
 // normaliser replaces what changes from run to run: ids become <ID1>,
 // <ID2>, ... in order of first appearance, the same id the same name in
-// every output of a test; times become <TIME>, and the token counts of
+// every output of a test, and API key ids <KEY1>, ...; times become
+// <TIME>, dates <DATE>, key secrets <SECRET>, and the token counts of
 // records (which count their ids) <N>.
-type normaliser struct{ ids map[string]string }
+type normaliser struct{ ids, keys map[string]string }
 
 func (n *normaliser) apply(s string) string {
 	name := func(id string) string {
@@ -43,6 +52,14 @@ func (n *normaliser) apply(s string) string {
 		return sub[1] + name(sub[2])
 	})
 	s = timeRE.ReplaceAllString(s, "<TIME>")
+	s = dateRE.ReplaceAllString(s, "<DATE>")
+	s = secretRE.ReplaceAllString(s, "<SECRET>")
+	s = keyIDRE.ReplaceAllStringFunc(s, func(id string) string {
+		if _, ok := n.keys[id]; !ok {
+			n.keys[id] = fmt.Sprintf("<KEY%d>", len(n.keys)+1)
+		}
+		return n.keys[id]
+	})
 	return tokensRE.ReplaceAllStringFunc(s, func(m string) string {
 		loc := digitsRE.FindStringIndex(m) // the count, not a budget after it
 		return m[:loc[0]] + "<N>" + m[loc[1]:]
@@ -78,7 +95,7 @@ func TestGoldenText(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	db := filepath.Join(t.TempDir(), "m.db")
-	n := &normaliser{ids: map[string]string{}}
+	n := &normaliser{ids: map[string]string{}, keys: map[string]string{}}
 	step := func(file string, args ...string) string {
 		t.Helper()
 		out, errs, code := cli(t, db, "", args...)
@@ -109,4 +126,66 @@ func TestGoldenText(t *testing.T) {
 	step("help.txt", "help")
 	step("help_digest.txt", "help", "digest")
 	step("keys_help.txt", "keys", "--help")
+
+	// The other commands' text, in the order an operator might use them.
+	step("edit.txt", "edit", decision, "--importance", "0.7", "--tag", "night")
+	step("history.txt", "history", decision)
+	step("forget.txt", "forget", decision)
+	step("list_all.txt", "list", "--all")
+	step("restore.txt", "restore", decision)
+	step("halflife.txt", "halflife", "/rules/safety")
+	step("remember_thread.txt", "remember", "--thread", "pass-3", "--scope", "/session/pass-3",
+		"Pass 3 lost lock for 40 s at 23:12 UTC and recovered on the backup link")
+	step("threads.txt", "threads")
+	step("principles.txt", "principles")
+	export := filepath.Join(t.TempDir(), "export.jsonl")
+	step("export.txt", "export", export)
+	step("import.txt", "--namespace", "copy", "import", export)
+	step("import_again.txt", "--namespace", "copy", "import", export)
+	step("expire.txt", "expire", "--dry-run")
+	step("consolidate.txt", "consolidate", "--dry-run")
+	step("purge.txt", "purge", "--older-than", "365d")
+	step("corrections.txt", "corrections", "--since", "2026-01-05", "--until", "2026-01-19")
+	step("handoff.txt", "handoff")
+	step("config_show.txt", "config", "show")
+	step("config_history.txt", "config", "history")
+	step("tune.txt", "tune", "--dry-run")
+	step("tune_history.txt", "tune", "history")
+	step("loop_status.txt", "loop", "status")
+	step("keys_list_none.txt", "keys", "list")
+	step("keys_create.txt", "keys", "create", "--namespaces", "default,copy", "--role", "read", "--name", "dashboard")
+	key := keyIDRE.FindString(mustCLI(t, db, "", "--json", "keys", "list"))
+	step("keys_list.txt", "keys", "list")
+	step("keys_revoke.txt", "keys", "revoke", key)
+}
+
+// TestGoldenHelp: the help of every command and subcommand.
+func TestGoldenHelp(t *testing.T) {
+	t.Setenv("HOME", "/home/operator") // the defaults some flags print
+	for _, k := range []string{"MNEMO_PROMPTS_REPO", "MNEMO_LOCOMO", "XDG_DATA_HOME"} {
+		t.Setenv(k, "")
+	}
+	db := filepath.Join(t.TempDir(), "m.db")
+	var calls [][]string
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		calls = append(calls, []string{name, "--help"})
+	}
+	for _, sub := range []string{"analyze sessions", "bench locomo", "bench peer", "bench perf", "bench writes", "config show",
+		"hook prompt", "hook session-start", "keys create", "keys list", "keys revoke", "loop status", "prompts stats",
+		"tune history", "tune rollback"} {
+		calls = append(calls, append(strings.Fields(sub), "--help"))
+	}
+	var b strings.Builder
+	for _, args := range calls {
+		out, errs, code := cli(t, db, "", args...)
+		fmt.Fprintf(&b, "$ mnemo %s\n%s", strings.Join(args, " "), out)
+		if errs != "" {
+			fmt.Fprintf(&b, "--- stderr\n%s", errs)
+		}
+		if code != 0 {
+			fmt.Fprintf(&b, "--- exit %d\n", code)
+		}
+		b.WriteString("\n")
+	}
+	golden(t, "help_commands.txt", b.String())
 }
