@@ -374,13 +374,6 @@ func (s *Service) countCached(text string) int {
 	return n
 }
 
-func scopeOf(c mnemo.Caller, ns string) mnemo.Scope {
-	if ns == "" {
-		ns = mnemo.DefaultNamespace
-	}
-	return mnemo.Scope{Namespace: ns, Clearance: c.Clearance}
-}
-
 // Warm loads the in-memory indexes of every namespace of a store that keeps
 // them (both built-in stores do), so that a server's first queries do not
 // pay for it. It returns how many namespaces it loaded.

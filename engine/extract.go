@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/internal/render"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -285,12 +286,7 @@ func numbered(msgs []extract.Message) (string, int) {
 	return b.String(), len(msgs)
 }
 
-func clipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+func clipRunes(s string, n int) string { return render.ClipRunes(s, n) }
 
 // Procedures learned from repetition: the same sequence of steps,
 // extracted from at least two threads, becomes one procedure record

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/access"
 )
 
 // Remember validates, counts tokens, embeds, deduplicates and stores new
@@ -558,20 +559,7 @@ func (s *Service) getLocked(ctx context.Context, sc mnemo.Scope, id, extra strin
 	}
 }
 
-// listAll lists every record matching opt visible to sc, paging 1,000 at a
-// time by id (opt.Limit and opt.After are the pager's).
+// listAll lists every record matching opt visible to sc (access.ListAll).
 func (s *Service) listAll(ctx context.Context, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
-	var out []*mnemo.Record
-	opt.Limit, opt.After = 1000, ""
-	for {
-		page, err := s.store.List(ctx, sc, opt)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < opt.Limit {
-			return out, nil
-		}
-		opt.After = page[len(page)-1].ID
-	}
+	return access.ListAll(ctx, s.store, sc, opt)
 }

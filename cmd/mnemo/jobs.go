@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/console"
+	"github.com/mnemo-dev/mnemo/corrections"
 	"github.com/mnemo-dev/mnemo/engine"
 )
 
@@ -51,7 +52,9 @@ func serveJobs(svc *engine.Service, p jobPace) []serveJob {
 			return svc.SummarizeIdle(ctx, time.Hour, 4)
 		}})
 		// Recurring corrections become practitioner patterns at the same pace.
-		out = append(out, serveJob{"practitioner patterns", 3 * time.Minute, p.episodes, svc.DistillAll})
+		out = append(out, serveJob{"practitioner patterns", 3 * time.Minute, p.episodes, func(ctx context.Context) (map[string]int, error) {
+			return corrections.DistillAll(ctx, svc, svc.Store())
+		}})
 	}
 	if p.consolidate > 0 {
 		out = append(out, serveJob{"consolidation", 4 * time.Minute, p.consolidate, func(ctx context.Context) (map[string]int, error) {

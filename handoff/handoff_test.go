@@ -1,4 +1,4 @@
-package engine_test
+package handoff_test
 
 import (
 	"context"

@@ -1,4 +1,8 @@
-package engine
+// Package handoff writes the brief for an incoming operator: the period's
+// typical corrections, areas of heightened attention, decisions, open
+// questions and the escalation timeline, within a token budget. The engine
+// answers mnemo.Briefer's Handoff with it.
+package handoff
 
 import (
 	"cmp"
@@ -9,7 +13,20 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/corrections"
+	"github.com/mnemo-dev/mnemo/internal/access"
+	"github.com/mnemo-dev/mnemo/internal/render"
 )
+
+// Source is what a brief is built from: the store it reads, the tokenizer
+// that counts its budget, the clock and the largest budget a request may
+// ask for.
+type Source struct {
+	Store     mnemo.Store
+	Tokenizer mnemo.Tokenizer
+	Now       func() time.Time
+	MaxBudget int
+}
 
 // handoffCritical is the criticality from which an event joins the
 // escalation timeline.
@@ -52,7 +69,7 @@ func causalLinks(events []*mnemo.Record) []mnemo.HandoffLink {
 // comes from.
 func operatorRef(name string) string { return "operator:" + name }
 
-// Handoff builds the brief for an incoming operator of a namespace.
+// Build builds the brief for an incoming operator of a namespace.
 // Sections, in order of priority when the budget is short: typical
 // corrections (grouped by category, with missing-context counts and the
 // latest summaries), areas of heightened attention (components ranked by
@@ -61,21 +78,21 @@ func operatorRef(name string) string { return "operator:" + name }
 // questions (live records tagged "question", any age) and the timeline of
 // events of criticality ≥ 0.7. The Markdown never exceeds the budget and
 // its token count is exact. Errors: EINVALID for a bad budget or period.
-func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
-	_, sc, err := reader(ctx)
+func Build(ctx context.Context, s Source, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
+	_, sc, err := access.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if req.Budget == 0 {
 		req.Budget = mnemo.DefaultHandoffBudget
 	}
-	if req.Budget < 0 || req.Budget > MaxTokenBudget {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is outside 1..%d", req.Budget, MaxTokenBudget)
+	if req.Budget < 0 || req.Budget > s.MaxBudget {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "token budget %d is outside 1..%d", req.Budget, s.MaxBudget)
 	}
 	if strings.ContainsAny(req.From, "\n\r") || len(req.From) > 256 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "operator name must be one line of at most 256 bytes")
 	}
-	now := s.now().UTC()
+	now := s.Now().UTC()
 	until := now.Add(time.Nanosecond)
 	if req.Since.IsZero() {
 		req.Since = now.Add(-mnemo.DefaultHandoffSpan)
@@ -85,11 +102,11 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 		return nil, mnemo.Errorf(mnemo.EINVALID, "since %s is in the future", req.Since.Format(time.RFC3339))
 	}
 	h := &mnemo.Handoff{Namespace: sc.Namespace, From: req.From, Since: req.Since, Until: now, Budget: req.Budget,
-		Tokenizer: s.tok.Name(), Patterns: []mnemo.HandoffPattern{}, Attention: []mnemo.HandoffArea{},
+		Tokenizer: s.Tokenizer.Name(), Patterns: []mnemo.HandoffPattern{}, Attention: []mnemo.HandoffArea{},
 		Decisions: []string{}, Questions: []string{}, Timeline: []string{}, Links: []mnemo.HandoffLink{}}
 
 	// Corrections of the period, the outgoing operator's when named.
-	all, err := s.corrections(ctx, sc, req.Since, until)
+	all, err := corrections.List(ctx, s.Store, sc, req.Since, until)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +141,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 			summary = r.Text
 		}
 		if len(p.Summaries) < 3 {
-			p.Summaries = append(p.Summaries, oneLine(summary))
+			p.Summaries = append(p.Summaries, render.OneLine(summary))
 		}
 		comp := cmp.Or(cor.Component, r.Component)
 		if comp != "" {
@@ -140,7 +157,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	}
 
 	// Critical events of the period: the timeline, and attention.
-	events, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindEvent},
+	events, err := access.ListAll(ctx, s.Store, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindEvent},
 		Since: &req.Since, Until: &until, MinCriticality: handoffCritical}})
 	if err != nil {
 		return nil, err
@@ -151,13 +168,13 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 			area(r.Component).CriticalEvents++
 		}
 	}
-	decisions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision},
+	decisions, err := access.ListAll(ctx, s.Store, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision},
 		Since: &req.Since, Until: &until}})
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(decisions, newestFirst)
-	questions, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{mnemo.QuestionTag}}})
+	questions, err := access.ListAll(ctx, s.Store, sc, mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{mnemo.QuestionTag}}})
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +201,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	var pieces []string
 	used := 0
 	put := func(piece string) bool {
-		n := s.count(piece)
+		n := s.Tokenizer.Count(piece)
 		if used+n > req.Budget {
 			h.Omitted++
 			return false
@@ -195,7 +212,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	}
 	who := "everyone"
 	if req.From != "" {
-		who = oneLine(req.From)
+		who = render.OneLine(req.From)
 	}
 	title := fmt.Sprintf("# Handoff: %s, %s to %s (corrections of %s)\n", sc.Namespace,
 		req.Since.Format("2006-01-02 15:04"), now.Format("2006-01-02 15:04 UTC"), who)
@@ -219,7 +236,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	var lines []string
 	for _, p := range h.Patterns {
 		cat := cmp.Or(p.Category, "(no category)")
-		l := fmt.Sprintf("- %s: %d correction%s, %d from missing context", oneLine(cat), p.Corrections, plural(p.Corrections), p.MissingContext)
+		l := fmt.Sprintf("- %s: %d correction%s, %d from missing context", render.OneLine(cat), p.Corrections, plural(p.Corrections), p.MissingContext)
 		if len(p.Summaries) > 0 {
 			l += " — latest: " + strings.Join(p.Summaries, "; ")
 		}
@@ -229,17 +246,17 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	lines = lines[:0]
 	for _, a := range h.Attention {
 		lines = append(lines, fmt.Sprintf("- %s: %d correction%s (%d missing context), %d critical event%s\n",
-			oneLine(a.Component), a.Corrections, plural(a.Corrections), a.MissingContext, a.CriticalEvents, plural(a.CriticalEvents)))
+			render.OneLine(a.Component), a.Corrections, plural(a.Corrections), a.MissingContext, a.CriticalEvents, plural(a.CriticalEvents)))
 	}
 	section("Areas of heightened attention", lines, nil)
 	lines = lines[:0]
 	for _, r := range decisions {
-		lines = append(lines, "-"+entryBody(r))
+		lines = append(lines, "-"+render.Entry(r))
 	}
 	section("Decisions", lines, func(i int) { h.Decisions = append(h.Decisions, decisions[i].ID) })
 	lines = lines[:0]
 	for _, r := range questions {
-		lines = append(lines, "-"+entryBody(r))
+		lines = append(lines, "-"+render.Entry(r))
 	}
 	section("Open questions", lines, func(i int) { h.Questions = append(h.Questions, questions[i].ID) })
 	lines = lines[:0]
@@ -251,7 +268,7 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 	shown := map[string]bool{}
 	for _, r := range events {
 		l := fmt.Sprintf("- %s (criticality %.2f) %s [%s]", r.CreatedAt.UTC().Format("2006-01-02 15:04"),
-			r.Criticality, oneLine(r.Text), r.ID)
+			r.Criticality, render.OneLine(r.Text), r.ID)
 		if c, ok := cause[r.ID]; ok {
 			l += fmt.Sprintf(" ← follows %s (%s)", c.From, c.Why)
 		}
@@ -270,14 +287,14 @@ func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo
 		put("\nNothing recorded in this period.\n")
 	}
 	h.Markdown = strings.Join(pieces, "")
-	h.UsedTokens = s.count(h.Markdown)
+	h.UsedTokens = s.Tokenizer.Count(h.Markdown)
 	// A safeguard: joining pieces at line ends has only ever lowered the
 	// count, but the budget is a promise.
 	for h.UsedTokens > req.Budget && len(pieces) > 1 {
 		pieces = pieces[:len(pieces)-1]
 		h.Omitted++
 		h.Markdown = strings.Join(pieces, "")
-		h.UsedTokens = s.count(h.Markdown)
+		h.UsedTokens = s.Tokenizer.Count(h.Markdown)
 	}
 	return h, nil
 }

@@ -1,4 +1,4 @@
-package engine_test
+package corrections_test
 
 import (
 	"context"

@@ -1,4 +1,11 @@
-package engine
+// Package corrections reports the correction signal of a namespace — per
+// period, category and component: the retrievals logged, the corrections
+// recorded, how many missing context caused and how many name a logged
+// retrieval — exports the (query, retrieved, missed) triples tuning learns
+// from, and distils an operator's recurring corrections into practitioner
+// patterns. The engine answers mnemo.Tuner's Corrections and
+// CorrectionTriples with it.
+package corrections
 
 import (
 	"context"
@@ -7,11 +14,19 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/access"
 )
 
-// CorrectionLookback is how long before a report's start the retrieval log
+// Source is what a report reads: the store (records and the retrieval
+// log) and the clock that ends a period left open.
+type Source struct {
+	Store mnemo.Store
+	Now   func() time.Time
+}
+
+// Lookback is how long before a report's start the retrieval log
 // is read to find the retrievals that corrections in the report followed.
-const CorrectionLookback = 7 * 24 * time.Hour
+const Lookback = 7 * 24 * time.Hour
 
 // defaultCorrectionSpan is a report's period when Since is not given.
 const defaultCorrectionSpan = 90 * 24 * time.Hour
@@ -19,8 +34,9 @@ const defaultCorrectionSpan = 90 * 24 * time.Hour
 // maxCorrectionPeriods bounds the number of buckets of one report.
 const maxCorrectionPeriods = 1000
 
-// correctionWindow validates a request and fills its defaults.
-func (s *Service) correctionWindow(req mnemo.CorrectionRequest) (mnemo.CorrectionRequest, error) {
+// Window validates a request and fills its defaults: a week's buckets, a
+// period ending now (included) and starting 90 days before its end.
+func Window(req mnemo.CorrectionRequest, now time.Time) (mnemo.CorrectionRequest, error) {
 	switch req.Bucket {
 	case "":
 		req.Bucket = mnemo.BucketWeek
@@ -29,7 +45,7 @@ func (s *Service) correctionWindow(req mnemo.CorrectionRequest) (mnemo.Correctio
 		return req, mnemo.Errorf(mnemo.EINVALID, "unknown bucket %q (want day, week or month)", req.Bucket)
 	}
 	if req.Until.IsZero() {
-		req.Until = s.now().Add(time.Nanosecond) // up to and including now
+		req.Until = now.Add(time.Nanosecond) // up to and including now
 	}
 	if req.Since.IsZero() {
 		req.Since = req.Until.Add(-defaultCorrectionSpan)
@@ -49,29 +65,29 @@ func (s *Service) correctionWindow(req mnemo.CorrectionRequest) (mnemo.Correctio
 	return req, nil
 }
 
-// corrections returns the correction records visible to sc created in
+// List returns the correction records visible to sc created in
 // [since, until), forgotten ones excluded, superseded ones included.
-func (s *Service) corrections(ctx context.Context, sc mnemo.Scope, since, until time.Time) ([]*mnemo.Record, error) {
-	return s.listAll(ctx, sc, mnemo.ListOptions{IncludeHistory: true,
+func List(ctx context.Context, st mnemo.Store, sc mnemo.Scope, since, until time.Time) ([]*mnemo.Record, error) {
+	return access.ListAll(ctx, st, sc, mnemo.ListOptions{IncludeHistory: true,
 		Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}, Since: &since, Until: &until}})
 }
 
-// Corrections reports the correction signal of a namespace: per period,
+// Report reports the correction signal of a namespace: per period,
 // the retrievals logged, the corrections recorded, how many missing context
 // caused and how many name a retrieval found in the log, with the share of
 // missing-context corrections and their rate per 100 retrievals; and the
 // same counts by correction category and component. Errors: EINVALID for a
 // bad bucket or period.
-func (s *Service) Corrections(ctx context.Context, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
-	_, sc, err := reader(ctx)
+func Report(ctx context.Context, s Source, req mnemo.CorrectionRequest) (*mnemo.CorrectionReport, error) {
+	_, sc, err := access.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	req, err = s.correctionWindow(req)
+	req, err = Window(req, s.Now())
 	if err != nil {
 		return nil, err
 	}
-	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
+	recs, err := List(ctx, s.Store, sc, req.Since, req.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +107,7 @@ func (s *Service) Corrections(ctx context.Context, req mnemo.CorrectionRequest) 
 			wanted[r.Correction.RetrievalID] = false
 		}
 	}
-	err = s.store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-CorrectionLookback), req.Until, func(l mnemo.RetrievalLog) error {
+	err = s.Store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-Lookback), req.Until, func(l mnemo.RetrievalLog) error {
 		if _, ok := wanted[l.ID]; ok {
 			wanted[l.ID] = true
 		}
@@ -140,21 +156,21 @@ func (s *Service) Corrections(ctx context.Context, req mnemo.CorrectionRequest) 
 	return rep, nil
 }
 
-// CorrectionTriples calls fn, oldest first, with a (query, retrieved,
+// Triples calls fn, oldest first, with a (query, retrieved,
 // missed) triple for every missing-context correction created in the
 // request's period that names a retrieval found in the log (up to
-// CorrectionLookback before the period). Retrieved ids are limited to the
+// Lookback before the period). Retrieved ids are limited to the
 // records the caller may see. It returns the number of triples.
-func (s *Service) CorrectionTriples(ctx context.Context, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
-	_, sc, err := admin(ctx, "exporting correction triples")
+func Triples(ctx context.Context, s Source, req mnemo.CorrectionRequest, fn func(mnemo.CorrectionTriple) error) (int, error) {
+	_, sc, err := access.Admin(ctx, "exporting correction triples")
 	if err != nil {
 		return 0, err
 	}
-	req, err = s.correctionWindow(req)
+	req, err = Window(req, s.Now())
 	if err != nil {
 		return 0, err
 	}
-	recs, err := s.corrections(ctx, sc, req.Since, req.Until)
+	recs, err := List(ctx, s.Store, sc, req.Since, req.Until)
 	if err != nil {
 		return 0, err
 	}
@@ -167,7 +183,7 @@ func (s *Service) CorrectionTriples(ctx context.Context, req mnemo.CorrectionReq
 	if len(wanted) == 0 {
 		return 0, nil
 	}
-	err = s.store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-CorrectionLookback), req.Until, func(l mnemo.RetrievalLog) error {
+	err = s.Store.EachRetrieval(ctx, sc.Namespace, req.Since.Add(-Lookback), req.Until, func(l mnemo.RetrievalLog) error {
 		if _, ok := wanted[l.ID]; ok {
 			wanted[l.ID] = &l
 		}
@@ -192,7 +208,7 @@ func (s *Service) CorrectionTriples(ctx context.Context, req mnemo.CorrectionReq
 		if l == nil {
 			continue
 		}
-		visible, err := s.store.GetMany(ctx, sc, l.IDs)
+		visible, err := s.Store.GetMany(ctx, sc, l.IDs)
 		if err != nil {
 			return n, err
 		}

@@ -1,4 +1,4 @@
-package engine
+package corrections
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/access"
+	"github.com/mnemo-dev/mnemo/internal/render"
 )
 
 // The practitioner layer from corrections: an operator's corrections of
@@ -44,7 +46,7 @@ type patternGroup struct {
 	recs                          []*mnemo.Record
 }
 
-// DistillCorrections writes, for every operator, category and component
+// Distill writes, for every operator, category and component
 // with at least MinRecurring live corrections the caller may see (the operator named by an "operator:<name>" provenance reference,
 // the category by the correction's category or else its class, the
 // component by the correction's or else the record's), the practitioner
@@ -55,12 +57,12 @@ type patternGroup struct {
 // than MinRecurring included); one that is up to date is left as it is,
 // and one that was forgotten is not written again.
 // It returns the number of patterns written or updated.
-func (s *Service) DistillCorrections(ctx context.Context) (int, error) {
-	c, sc, err := writer(ctx)
+func Distill(ctx context.Context, svc mnemo.Recorder, st mnemo.Store) (int, error) {
+	c, sc, err := access.Writer(ctx)
 	if err != nil {
 		return 0, err
 	}
-	recs, err := s.listAll(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}}})
+	recs, err := access.ListAll(ctx, st, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindCorrection}}})
 	if err != nil {
 		return 0, err
 	}
@@ -99,7 +101,7 @@ func (s *Service) DistillCorrections(ctx context.Context) (int, error) {
 	n := 0
 	for _, k := range order {
 		g := groups[k]
-		written, err := s.writePattern(ctx, c, sc.Namespace, g, len(g.recs) >= MinRecurring)
+		written, err := writePattern(ctx, svc, st, c, sc.Namespace, g, len(g.recs) >= MinRecurring)
 		if err != nil {
 			return n, err
 		}
@@ -112,15 +114,15 @@ func (s *Service) DistillCorrections(ctx context.Context) (int, error) {
 
 // writePattern updates the pattern of g, or writes it when create is set,
 // and reports whether it wrote.
-func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g *patternGroup, create bool) (bool, error) {
+func writePattern(ctx context.Context, svc mnemo.Recorder, st mnemo.Store, c mnemo.Caller, ns string, g *patternGroup, create bool) (bool, error) {
 	fixes := map[string]int{}
 	outcomes := map[string]int{}
 	level := 0
 	prov := []string{operatorPrefix + g.operator}
 	for _, r := range g.recs {
 		level = max(level, r.AccessLevel)
-		if f := oneLine(r.Correction.Summary); f != "" {
-			fixes[clipRunes(f, maxPatternFixRunes)]++
+		if f := render.OneLine(r.Correction.Summary); f != "" {
+			fixes[render.ClipRunes(f, maxPatternFixRunes)]++
 		}
 		if o := r.Correction.Outcome; o != "" {
 			outcomes[o]++
@@ -132,18 +134,18 @@ func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g
 	// The typical fix: said most often; among equals, the latest.
 	fix, best := "", 0
 	for i := len(g.recs) - 1; i >= 0; i-- {
-		f := clipRunes(oneLine(g.recs[i].Correction.Summary), maxPatternFixRunes)
+		f := render.ClipRunes(render.OneLine(g.recs[i].Correction.Summary), maxPatternFixRunes)
 		if f != "" && fixes[f] > best {
 			fix, best = f, fixes[f]
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Operator %s corrects", oneLine(g.operator))
+	fmt.Fprintf(&b, "Operator %s corrects", render.OneLine(g.operator))
 	if g.category != "" {
-		fmt.Fprintf(&b, " %s", oneLine(g.category))
+		fmt.Fprintf(&b, " %s", render.OneLine(g.category))
 	}
 	if g.component != "" {
-		fmt.Fprintf(&b, " in %s", oneLine(g.component))
+		fmt.Fprintf(&b, " in %s", render.OneLine(g.component))
 	}
 	first, last := g.recs[0].CreatedAt, g.recs[len(g.recs)-1].CreatedAt
 	fmt.Fprintf(&b, ": %d times, %s – %s.", len(g.recs), first.UTC().Format("2006-01-02"), last.UTC().Format("2006-01-02"))
@@ -166,13 +168,13 @@ func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g
 	text := b.String()
 	tags := []string{operatorPrefix + g.operator, patternTag}
 	id := PatternID(ns, g.operator, g.category, g.component)
-	old, err := s.store.Get(ctx, mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}, id)
+	old, err := st.Get(ctx, mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}, id)
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND && !create:
 		return false, nil
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 		imp, conf := 0.6, 0.5
-		_, err := s.Remember(mnemo.WithCallerIn(ctx, c, ns), []mnemo.NewRecord{{ID: id, Layer: mnemo.LayerPractitioner, Kind: mnemo.KindPreference, Text: text,
+		_, err := svc.Remember(mnemo.WithCallerIn(ctx, c, ns), []mnemo.NewRecord{{ID: id, Layer: mnemo.LayerPractitioner, Kind: mnemo.KindPreference, Text: text,
 			Component: g.component, Tags: tags, Source: patternSource, Provenance: prov, Importance: &imp, Confidence: &conf,
 			AccessLevel: level, At: &last}}, mnemo.WriteOptions{})
 		return err == nil, err
@@ -183,25 +185,25 @@ func (s *Service) writePattern(ctx context.Context, c mnemo.Caller, ns string, g
 	case old.Text == text && slices.Equal(old.Provenance, prov) && old.AccessLevel == level:
 		return false, nil // up to date
 	}
-	_, err = s.Update(mnemo.WithCallerIn(ctx, c, ns), id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
+	_, err = svc.Update(mnemo.WithCallerIn(ctx, c, ns), id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
 	return err == nil, err
 }
 
 // DistillAll distils the corrections of every namespace, for serve's
 // background jobs; a namespace that fails does not stop the others.
-func (s *Service) DistillAll(ctx context.Context) (map[string]int, error) {
-	nss, err := s.store.Namespaces(ctx)
+func DistillAll(ctx context.Context, svc mnemo.Recorder, st mnemo.Store) (map[string]int, error) {
+	nss, err := st.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := system("practitioner")
+	c := access.System("practitioner")
 	out := map[string]int{}
 	var errs []error
 	for _, ns := range nss {
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		n, err := s.DistillCorrections(mnemo.WithCallerIn(ctx, c, ns))
+		n, err := Distill(mnemo.WithCallerIn(ctx, c, ns), svc, st)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("practitioner patterns of %s: %w", ns, err))
 		}

@@ -1,13 +1,14 @@
-package engine_test
+package corrections_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/corrections"
 )
 
 // Recurring corrections of an operator become one structured pattern per
@@ -41,18 +42,18 @@ func TestDistillCorrections(t *testing.T) {
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 	)
-	got, err := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops"))
+	got, err := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store())
 	if err != nil || got != 2 {
 		t.Fatalf("distilled %d: %v", got, err)
 	}
-	anna, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), engine.PatternID("ops", "anna", "units", "planner"))
+	anna, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), corrections.PatternID("ops", "anna", "units", "planner"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "Operator anna corrects units in planner: 3 times, 2026-10-03 – 2026-10-05. Typical fix: Power is given in watts, not dBm (2 times). Outcomes: 2 modified, 1 rejected."
 	if anna.Text != want || anna.Layer != mnemo.LayerPractitioner || anna.Kind != mnemo.KindPreference || anna.Source != "distilled" ||
-		anna.Component != "planner" || anna.AccessLevel != 2 || !contains(anna.Tags, "operator:anna") ||
-		anna.Provenance[0] != "operator:anna" || !contains(anna.Provenance, mnemo.MissedRef+w[0].ID) || len(anna.Provenance) != 4 {
+		anna.Component != "planner" || anna.AccessLevel != 2 || !slices.Contains(anna.Tags, "operator:anna") ||
+		anna.Provenance[0] != "operator:anna" || !slices.Contains(anna.Provenance, mnemo.MissedRef+w[0].ID) || len(anna.Provenance) != 4 {
 		t.Fatalf("anna's pattern %+v\nwant text %q", anna, want)
 	}
 	if strings.Contains(anna.Text, "RAW") {
@@ -70,14 +71,14 @@ func TestDistillCorrections(t *testing.T) {
 	}
 	// Again: nothing changes. A fourth correction updates the pattern; a
 	// forgotten correction counts no more.
-	if got, _ := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops")); got != 0 {
+	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); got != 0 {
 		t.Errorf("a second pass wrote %d", got)
 	}
 	f.remember(t, "ops", cor("anna", "style", "briefs", "Shorter briefs", mnemo.OutcomeModified, 0))
 	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), w[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.svc.DistillCorrections(mnemo.WithCallerIn(ctx, admin, "ops")); got != 2 {
+	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); got != 2 {
 		t.Errorf("third pass wrote %d, want anna's style pattern and her units one updated", got)
 	}
 	anna, _ = f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), anna.ID)
@@ -90,7 +91,7 @@ func TestDistillCorrections(t *testing.T) {
 	if err != nil || !strings.Contains(d.Markdown, "Operator anna corrects units in planner") || strings.Contains(d.Markdown, "RAW") {
 		t.Errorf("digest: %v\n%s", err, d.Markdown)
 	}
-	all, err := f.svc.DistillAll(ctx)
+	all, err := corrections.DistillAll(ctx, f.svc, f.svc.Store())
 	if err != nil || len(all) != 0 {
 		t.Errorf("distil all: %v %v", all, err)
 	}
