@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,12 +24,13 @@ var (
 	timeRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?`)
 	// Token counts include the record's id, whose random part tokenizes
 	// to a varying number of tokens.
-	tokensRE = regexp.MustCompile(`\b\d+( tokens\b|/\d+ tokens\b)|(?m)^tokens +\d+$`)
+	tokensRE = regexp.MustCompile(`\b\d+( tokens\b|/\d+ tokens\b| of \d+ tokens\b)|(?m)^tokens +\d+$`)
 	digitsRE = regexp.MustCompile(`\d+`)
 	dateRE   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
 	// API keys: a random id and secret each.
 	keyIDRE  = regexp.MustCompile(`\bkey_[0-9a-f]{12}\b`)
 	secretRE = regexp.MustCompile(regexp.QuoteMeta(mnemo.APIKeyPrefix) + `[A-Za-z0-9_-]{43}`)
+	demoRE   = regexp.MustCompile(`[^\s()]*mnemo-demo-\d+/demo\.db`) // demo's temporary store
 )
 
 // normaliser replaces what changes from run to run: ids become <ID1>,
@@ -36,9 +38,20 @@ var (
 // every output of a test, and API key ids <KEY1>, ...; times become
 // <TIME>, dates <DATE>, key secrets <SECRET>, and the token counts of
 // records (which count their ids) <N>.
-type normaliser struct{ ids, keys map[string]string }
+type normaliser struct {
+	ids, keys map[string]string
+	paths     map[string]string // temporary paths, by the name shown instead
+}
+
+func newNormaliser() *normaliser {
+	return &normaliser{ids: map[string]string{}, keys: map[string]string{}, paths: map[string]string{}}
+}
 
 func (n *normaliser) apply(s string) string {
+	for path, name := range n.paths {
+		s = strings.ReplaceAll(s, path, name)
+	}
+	s = demoRE.ReplaceAllString(s, "<TMP>/demo.db")
 	name := func(id string) string {
 		key := mnemo.ShortRef(id) // an id and its short reference are one
 		if _, ok := n.ids[key]; !ok {
@@ -88,26 +101,38 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// TestGoldenText: the text the main commands print, ids and times normalised.
-func TestGoldenText(t *testing.T) {
+// step runs mnemo with args on db and stdin and compares what it printed,
+// normalised, with the golden file; it returns the standard output.
+func (n *normaliser) step(t *testing.T, db, stdin, file string, args ...string) string {
+	t.Helper()
+	out, errs, code := cli(t, db, stdin, args...)
+	got := n.apply(out)
+	if errs != "" {
+		got += "--- stderr\n" + n.apply(errs)
+	}
+	if code != 0 {
+		got += fmt.Sprintf("--- exit %d\n", code)
+	}
+	golden(t, file, got)
+	return out
+}
+
+// goldenEnv clears the environment that changes what commands print.
+func goldenEnv(t *testing.T) {
 	for k, v := range map[string]string{"MNEMO_THESAURUS": "off", "MNEMO_EMBEDDER": "", "MNEMO_PRESET": "",
 		"MNEMO_TOKENIZER": "", "MNEMO_OPERATOR": "", "MNEMO_SESSION": "", "MNEMO_NAMESPACE": "", "MNEMO_SERVER": ""} {
 		t.Setenv(k, v)
 	}
+}
+
+// TestGoldenText: the text the main commands print, ids and times normalised.
+func TestGoldenText(t *testing.T) {
+	goldenEnv(t)
 	db := filepath.Join(t.TempDir(), "m.db")
-	n := &normaliser{ids: map[string]string{}, keys: map[string]string{}}
+	n := newNormaliser()
 	step := func(file string, args ...string) string {
 		t.Helper()
-		out, errs, code := cli(t, db, "", args...)
-		got := n.apply(out)
-		if errs != "" {
-			got += "--- stderr\n" + n.apply(errs)
-		}
-		if code != 0 {
-			got += fmt.Sprintf("--- exit %d\n", code)
-		}
-		golden(t, file, got)
-		return out
+		return n.step(t, db, "", file, args...)
 	}
 	step("remember.txt", "remember", "--scope", "/rules/safety", "--importance", "0.9",
 		"Uplink power above 200 W requires the RF safety officer on the loop")
@@ -157,6 +182,59 @@ func TestGoldenText(t *testing.T) {
 	key := keyIDRE.FindString(mustCLI(t, db, "", "--json", "keys", "list"))
 	step("keys_list.txt", "keys", "list")
 	step("keys_revoke.txt", "keys", "revoke", key)
+}
+
+// TestGoldenTextInputs: the text of the commands that read stdin, a
+// directory or a repository, and of the demo.
+func TestGoldenTextInputs(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	goldenEnv(t)
+	db := filepath.Join(t.TempDir(), "m.db")
+	n := newNormaliser()
+	step := func(file, stdin string, args ...string) string {
+		t.Helper()
+		return n.step(t, db, stdin, file, args...)
+	}
+	step("score.txt", `{"semantic":0.8,"days":3,"importance":0.5}`+"\n"+`{"semantic":0.2,"days":400,"importance":0.9,"scope":"/rules/safety"}`+"\n",
+		"score", "--preset", "aura")
+
+	// Records dated now, so that no score changes with the day the test runs.
+	adr := t.TempDir()
+	n.paths[adr] = "<ADR>"
+	if err := os.WriteFile(filepath.Join(adr, "0001-use-postgresql.md"), []byte("# 1. Use PostgreSQL for the shared store\n\n"+
+		"## Status\n\nAccepted\n\n## Context\n\nSeveral servers share one memory.\n\n"+
+		"## Decision\n\nWe use PostgreSQL when more than one server writes.\n\n## Consequences\n\nOperators run a database.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("adr.txt", "", "adr", adr)
+	step("adr_again.txt", "", "adr", adr)
+
+	repo := t.TempDir()
+	n.paths[repo] = "<REPO>"
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Kim",
+			"GIT_AUTHOR_EMAIL=kim@example.org", "GIT_COMMITTER_NAME=Kim", "GIT_COMMITTER_EMAIL=kim@example.org")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "Route night passes via Svalbard")
+	step("git.txt", "", "git", "--repo", repo)
+	step("git_again.txt", "", "git", "--repo", repo)
+
+	step("remember_thread_1.txt", "", "remember", "--thread", "pass-3", "Pass 3 lost lock for 40 s at 23:12 UTC")
+	step("remember_thread_2.txt", "", "remember", "--thread", "pass-3", "Recovered on the backup link after 40 s; no data lost")
+	step("episode.txt", "", "episode", "pass-3")
+	step("hook_session_start.txt", `{"session_id":"s1","cwd":"/nonexistent/ground-station","source":"startup"}`, "hook", "session-start")
+	step("hook_prompt.txt", `{"session_id":"s1","cwd":"/nonexistent/ground-station","prompt":"which store do several servers share?"}`,
+		"hook", "prompt")
+	step("config_diff.txt", "", "config", "diff", "0", "0")
+	step("demo.txt", "", "demo")
 }
 
 // TestGoldenHelp: the help of every command and subcommand.
