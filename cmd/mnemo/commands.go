@@ -15,6 +15,9 @@ type command struct {
 	// read commands only read the store: on a database file that does not
 	// exist they say so instead of creating it.
 	read bool
+	// longRunning commands (the servers, the load generator) run long and
+	// busy: the garbage collector runs half as often.
+	longRunning bool
 }
 
 // commands are mnemo's subcommands, by name; each lives in the file of its
@@ -43,9 +46,9 @@ var commands = map[string]command{
 	"import":      {summary: "import JSONL records", run: cmdImport},
 	"keys":        {summary: "manage API keys of the server: create, list, revoke", run: cmdKeys},
 	"list":        {summary: "list records", run: cmdList, read: true},
-	"loadtest":    {summary: "HTTP load generator: digest (and write) latency at several client counts", run: cmdLoadtest},
+	"loadtest":    {summary: "HTTP load generator: digest (and write) latency at several client counts", run: cmdLoadtest, longRunning: true},
 	"loop":        {summary: "the loops that keep memory good (loop warm|cold [--once] | status | approve ID | reject ID | revert)", run: cmdLoop},
-	"mcp":         {summary: "serve MCP over stdio (for Claude Code and other MCP clients)", run: cmdMCP},
+	"mcp":         {summary: "serve MCP over stdio (for Claude Code and other MCP clients)", run: cmdMCP, longRunning: true},
 	"orchestrate": {summary: "push mode: refresh LONG-TERM tasks of a task file, GitHub issues or Plane work items in the background (a process of its own)", run: cmdOrchestrate},
 	"principles":  {summary: "list the principle registry: each principle with the decisions that apply it", run: cmdPrinciples, read: true},
 	"prompts":     {summary: "prompt corpus analytics (prompts stats --repo PATH)", raw: promptsRaw},
@@ -55,7 +58,7 @@ var commands = map[string]command{
 	"remember":    {summary: "store a memory", run: cmdRemember},
 	"restore":     {summary: "restore a forgotten record", run: cmdRestore},
 	"score":       {summary: "compute reference scores from JSONL on stdin", run: cmdScore},
-	"serve":       {summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe},
+	"serve":       {summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe, longRunning: true},
 	"show":        {summary: "show one record", run: cmdShow, read: true},
 	"threads":     {summary: "list the namespace's threads (conversations), most recently active first", run: cmdThreads, read: true},
 	"tune":        {summary: "tune the scoring weights on the namespace's correction triples, with guardrails (tune history | tune rollback N)", run: cmdTune},

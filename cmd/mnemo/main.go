@@ -80,14 +80,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	a.readOnly = cmd.read
 	a.name, a.summary = rest[0], cmd.summary
-	switch a.name {
-	case "serve", "mcp", "loadtest":
+	if cmd.longRunning && os.Getenv("GOGC") == "" {
 		// Long-running servers trade memory for CPU: collecting half as
 		// often gives about 15% more digests per second on two cores.
 		// GOGC, when set, wins.
-		if os.Getenv("GOGC") == "" {
-			debug.SetGCPercent(200)
-		}
+		debug.SetGCPercent(200)
 	}
 	err := cmd.run(ctx, a, rest[1:])
 	if cerr := a.close(); err == nil {
