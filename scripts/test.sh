@@ -8,6 +8,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
+# stage announces a stage, with how long the one before it took.
+started=$SECONDS
+stage_at=$SECONDS
+stage() {
+	if [ -n "${stage_name:-}" ]; then
+		echo "test: $stage_name took $((SECONDS - stage_at)) s"
+	fi
+	stage_name=$1
+	stage_at=$SECONDS
+	echo "test: $1"
+}
 apt_install() {
 	if need apt-get; then
 		if [ "$(id -u)" = 0 ]; then
@@ -57,7 +68,7 @@ true | TRUE | True | 1)
 	;;
 esac
 
-echo "test: gofmt and go vet"
+stage "gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:" >&2
@@ -67,11 +78,11 @@ fi
 go vet ./...
 CGO_ENABLED=0 go build -o /dev/null ./cmd/mnemo
 
-echo "test: race detector on the core packages"
+stage "race detector on the core packages"
 core=$(go list . ./score/... ./engine/... ./handoff/... ./corrections/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... ./internal/words/... ./memindex/... 2>/dev/null)
 go test -race -count=1 $core
 
-echo "test: mnemo bench perf --quick (the performance suite's smoke run)"
+stage "mnemo bench perf --quick (the performance suite's smoke run)"
 if ! out=$(go run ./cmd/mnemo bench perf --quick 2>&1); then
 	echo "$out" >&2
 	exit 1
@@ -88,7 +99,7 @@ fi
 # Both suites run every client method against throwaway `mnemo serve`
 # processes (a keyed one and a rate-limited one) that clients/with-server.sh
 # starts; one binary is built for both.
-echo "test: TypeScript and Python clients against a real server"
+stage "TypeScript and Python clients against a real server"
 need npm || apt_install nodejs npm
 need python3 || apt_install python3
 if [ ! -d clients/typescript/node_modules ]; then
@@ -102,5 +113,6 @@ MNEMO_BIN="$clients_tmp/mnemo" clients/with-server.sh python3 -m unittest discov
 rm -rf "$clients_tmp"
 # ---- end of clients ----
 
-echo "test: all packages"
+stage "all packages"
 go test -count=1 ./...
+echo "test: all packages took $((SECONDS - stage_at)) s; everything $((SECONDS - started)) s"
