@@ -17,15 +17,17 @@ import (
 // ~/.claude/projects) and, with --growth, the growth of FILE across git
 // history. The JSON shape is documented on transcript.Report.
 func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	const use = "usage: mnemo analyze sessions [DIR] [--json] [--growth FILE]"
-	if ok, err := rawSubcommand(stderr, "analyze", "sessions", use, args); !ok {
+	if ok, err := rawSubcommand(stderr, "analyze", "sessions", args); !ok {
 		return err
 	}
 	fs := flag.NewFlagSet("analyze sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	growth := fs.String("growth", "", "also report the growth of `FILE` across git history (e.g. CLAUDE.md)")
-	pos, err := parseInterleaved(fs, args[1:])
+	var pos []string
+	err := rawFlags(fs, stdout, stderr, func() (err error) {
+		pos, err = parseInterleaved(fs, args[1:])
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

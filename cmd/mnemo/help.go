@@ -37,6 +37,7 @@ var synopses = map[string]string{
 	"capture":            "mnemo capture [--repo PATH] < hook-event.json",
 	"prompts":            "mnemo prompts stats [--repo PATH] [--json] [--top N]",
 	"analyze":            "mnemo analyze sessions [DIR] [--json] [--growth FILE]",
+	"analyze sessions":   "mnemo analyze sessions [DIR] [--json] [--growth FILE]",
 	"config":             "mnemo config show [--version N] | history | diff A B | rollback N | apply FILE [--force]",
 	"loop":               "mnemo loop warm|cold [--once] [--every D] | status | approve ID | reject ID | revert",
 	"adr":                "mnemo adr [--scope /adr] [--dry-run] DIR",

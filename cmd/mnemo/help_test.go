@@ -34,6 +34,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"tune", "--help"}, "-dry-run"},
 		{[]string{"version", "--help"}, "-verbose"},
 		{[]string{"serve", "--help"}, "-addr"},
+		{[]string{"analyze", "sessions", "--help"}, "-growth"},
+		{[]string{"prompts", "stats", "-h"}, "-top"},
 	} {
 		out, errs, code := cli(t, db, "", c.args...)
 		if code != 0 || !strings.Contains(out, c.want) || errs != "" {

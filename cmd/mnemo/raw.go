@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,13 +21,14 @@ func exitCode(stderr io.Writer, name string, err error) int {
 }
 
 // rawSubcommand checks that the arguments of the raw command name start
-// with its one subcommand sub. Otherwise it prints use on stderr and
-// returns false with the error to report: none when help was asked for.
-func rawSubcommand(stderr io.Writer, name, sub, use string, args []string) (bool, error) {
+// with its one subcommand sub. Otherwise it prints the command's usage line
+// on stderr and returns false with the error to report: none when help was
+// asked for.
+func rawSubcommand(stderr io.Writer, name, sub string, args []string) (bool, error) {
 	if len(args) > 0 && args[0] == sub {
 		return true, nil
 	}
-	fmt.Fprintln(stderr, use)
+	fmt.Fprintf(stderr, "usage: %s\n", synopses[name])
 	if len(args) == 0 {
 		return false, mnemo.Errorf(mnemo.EINVALID, "%s: missing subcommand (%s)", name, sub)
 	}
@@ -34,4 +36,26 @@ func rawSubcommand(stderr io.Writer, name, sub, use string, args []string) (bool
 		return false, nil
 	}
 	return false, mnemo.Errorf(mnemo.EINVALID, "%s: unknown subcommand %q (want %s)", name, args[0], sub)
+}
+
+// rawFlags parses the flags of a raw command's subcommand with parse. Its
+// help, the usage line and the flags, goes to stdout when asked for (-h,
+// --help) and to stderr after a bad flag.
+func rawFlags(fs *flag.FlagSet, stdout, stderr io.Writer, parse func() error) error {
+	var help bytes.Buffer
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		help.Reset()
+		fmt.Fprintf(&help, "usage: %s\n\nflags:\n", synopses[fs.Name()])
+		fs.SetOutput(&help)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	err := parse()
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = help.WriteTo(stdout)
+	} else if err != nil {
+		_, _ = help.WriteTo(stderr)
+	}
+	return err
 }
