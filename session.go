@@ -9,10 +9,12 @@ import (
 // keyword search, a vector search, statistics, the records themselves)
 // share what they learn of the store's state. The change stamp the first
 // call reads serves the others, so one read sees one state of the store
-// and checks it once, not once per call.
+// and checks it once, not once per call; what a store derives once per
+// read (its compiled filter) is kept here too (Value).
 type ReadSession struct {
 	mu     sync.Mutex
 	stamps map[any]int64
+	values map[any]any
 }
 
 type readSessionKey struct{}
@@ -52,4 +54,24 @@ func (rs *ReadSession) Stamp(key any, read func() (int64, error)) (int64, error)
 	}
 	rs.stamps[key] = v
 	return v, nil
+}
+
+// Value returns the value this session keeps under key, made by make the
+// first time; a nil session always makes a new one. make runs under the
+// session's lock and must not call the session.
+func (rs *ReadSession) Value(key any, make func() any) any {
+	if rs == nil {
+		return make()
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if v, ok := rs.values[key]; ok {
+		return v
+	}
+	v := make()
+	if rs.values == nil {
+		rs.values = map[any]any{}
+	}
+	rs.values[key] = v
+	return v
 }

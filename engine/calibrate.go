@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // calibrationPairs holds the built-in calibration corpus: a statement and a
@@ -113,7 +114,7 @@ func calibrate(ctx context.Context, emb mnemo.Embedder) (*Calibration, error) {
 	pairs := parseCalibration(calibrationPairs)
 	texts := make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
-		texts = append(texts, p.statement, cleanQuery(p.question).text)
+		texts = append(texts, p.statement, cleanQuery(p.question, words.SpanList(p.question)).text)
 	}
 	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {

@@ -48,6 +48,9 @@ const nothingRelevant = "_Nothing in memory is relevant to this task._\n"
 // exact for the configured tokenizer). Errors: EINVALID for an empty task, a
 // bad scope, budget or filter.
 func (s *Service) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.Digest, error) {
+	// One read: its store calls, the linked decisions' included, see one
+	// state of the store, checked once.
+	ctx = mnemo.WithReadSession(ctx)
 	c, sc, err := reader(ctx)
 	if err != nil {
 		return nil, err

@@ -73,7 +73,7 @@ func (e *expansion) done() *expansion {
 }
 
 // expand returns the related terms of q by source (thesaurus, learned).
-func (s *Service) expand(q query, lm *learned) []*expansion {
+func (s *Service) expand(q *query, lm *learned) []*expansion {
 	if q.text == "" {
 		return nil
 	}
@@ -84,11 +84,8 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 	var out []*expansion
 	if s.thes != nil {
 		e := &expansion{source: "thesaurus"}
-		for _, w := range strings.Fields(q.text) {
-			origin := ""
-			if ts := memindex.Terms([]string{w}, 1); len(ts) == 1 {
-				origin = ts[0]
-			}
+		for i, w := range q.words {
+			origin := q.first[i]
 			for _, r := range s.thes.ExpandIn(w, q.lang) {
 				word := strings.ToLower(r.Word)
 				if words.IsFunctionWord(word) {
@@ -126,6 +123,17 @@ func (s *Service) expand(q query, lm *learned) []*expansion {
 		}
 	}
 	return out
+}
+
+// keywordQuery returns the keyword hits of a query's own terms: a store
+// that searches pre-cut index terms (mnemo.TermKeyworder) gets them as
+// they are, others the content words as text, which they cut into the
+// same terms.
+func (s *Service) keywordQuery(ctx context.Context, sc mnemo.Scope, q *query, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	if tk, ok := s.store.(mnemo.TermKeyworder); ok {
+		return tk.KeywordTerms(ctx, sc, q.terms, f, n)
+	}
+	return s.store.Keyword(ctx, sc, q.text, f, n)
 }
 
 // keywordExpansion returns the keyword hits of an expansion's terms: a

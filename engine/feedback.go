@@ -32,7 +32,7 @@ const (
 // word's, or nil. Words that more than a tenth of the records hold, the
 // query's own words, question words and words under three letters are
 // left out.
-func (s *Service) feedbackExpansion(ctx context.Context, sc mnemo.Scope, q query, fl *floor, hits []mnemo.Hit) (*expansion, error) {
+func (s *Service) feedbackExpansion(ctx context.Context, sc mnemo.Scope, q *query, fl *floor, hits []mnemo.Hit) (*expansion, error) {
 	if len(hits) == 0 || hits[0].Score <= 0 || fl.docs <= 0 {
 		return nil, nil
 	}

@@ -93,9 +93,10 @@ func normalQuery(q string) string {
 // classifyIntent returns the intent of query and what classified it: the
 // rules, or the model's earlier answer for the same query in namespace
 // ns. A query the rules call general, and the model has not answered, is
-// queued for the model; the call never waits for it.
-func (s *Service) classifyIntent(ns, query string) (score.Intent, string) {
-	intent := score.Classify(query)
+// queued for the model; the call never waits for it. ruled is the
+// rules' reading of query (score.Classify, made by cutQuery).
+func (s *Service) classifyIntent(ns, query string, ruled score.Intent) (score.Intent, string) {
+	intent := ruled
 	if intent != score.IntentGeneral || s.intents == nil {
 		return intent, IntentByRules
 	}

@@ -25,11 +25,11 @@ const nameBoost = 1.1
 
 // queryNames returns the lower-cased names of q: its capitalised words
 // (words.Compounds: "Jean-Luc", "O'Brien") but the first, without a
-// possessive "'s".
-func queryNames(q string) map[string]bool {
+// possessive "'s". spans are q's words (words.SpanList).
+func queryNames(q string, spans [][2]int) map[string]bool {
 	var out map[string]bool
 	first := true
-	words.Compounds(q, "-'", func(start, end int) bool {
+	words.CompoundsOf(q, spans, "-'", func(start, end int) bool {
 		w := strings.TrimSuffix(q[start:end], "'s")
 		if first {
 			first = false

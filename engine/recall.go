@@ -31,6 +31,7 @@ type ranking struct {
 // breakdown. Errors: EINVALID for an empty or oversized query, a bad filter,
 // preset or intent.
 func (s *Service) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.RecallResult, error) {
+	ctx = mnemo.WithReadSession(ctx) // one read, one state of the store
 	c, sc, err := reader(ctx)
 	if err != nil {
 		return nil, err
@@ -131,9 +132,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if err != nil {
 		return nil, err
 	}
+	// The query is cut once; every reader below takes its part.
+	cq := cutQuery(query)
 	by := IntentByRequest
 	if intent == "" {
-		intent, by = s.classifyIntent(sc.Namespace, query) // the rules, or the model's earlier answer: intent_model.go
+		intent, by = s.classifyIntent(sc.Namespace, query, cq.intent) // the rules, or the model's earlier answer: intent_model.go
 	}
 	w := rc.Weights(intent)
 	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold, ratio: rc.ScoreRatio}
@@ -148,9 +151,8 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	// The channels search the query's content words only: a stopword, a
 	// question word or a file extension is no evidence of anything.
 	now := s.now()
-	iv, rest := parseInterval(query, now)
-	names := queryNames(query)
-	cq := cleanQuery(rest)
+	cq.at(now)
+	iv, names := cq.iv, cq.names
 	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0, terms: &s.termCache}
 	if err := s.prepareFloor(ctx, sc, fl); err != nil {
 		return nil, err
@@ -171,7 +173,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	}
 	if lm != nil {
 		fl.learnedNull = lm.textNull
-		qLearn = lm.m.Embed(cq.text)
+		qLearn = lm.m.EmbedPieces(cq.pieces)
 		rk.weights[mnemo.FactorLearned] = learnedWeight
 	}
 	exps, err := s.keepExpansions(ctx, sc, fl, s.expand(cq, lm))
@@ -217,7 +219,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}()
 	}
 	if cq.text != "" {
-		kwHits, kwErr = s.store.Keyword(ctx, sc, cq.text, f, rc.Candidates)
+		kwHits, kwErr = s.keywordQuery(ctx, sc, cq, f, rc.Candidates)
 	}
 	if kwErr == nil {
 		// Feedback words order the candidates; unlike the related terms

@@ -40,42 +40,39 @@ import (
 // strength (cosine − null)/(1 − null) must reach it instead; 0 turns the
 // floor off. Core records are always placed in a digest.
 
-// query is a query cut into what the floor and the channels use.
-type query struct {
-	text  string   // the content words, space-separated: what the channels search
-	terms []string // distinct index terms of the content words
-	lang  string   // "ru" or "uk" when the query is known to be in one (words.Letters.Lang)
-}
-
-// cleanQuery keeps the content words of q (words.Spans): not function
-// words (words.IsFunctionWord: stopwords, question words, pronouns;
-// English, Russian, Ukrainian), at least two characters long, and not a
-// file-name extension (a word right after a dot that follows a letter or
-// digit, as "go" in "recall_test.go").
-func cleanQuery(q string) query {
+// cleanQuery keeps the content words of q, given its words (spans:
+// words.SpanList): not function words (words.IsFunctionWord:
+// stopwords, question words, pronouns; English, Russian, Ukrainian), at
+// least two characters long, and not a file-name extension (a word right
+// after a dot that follows a letter or digit, as "go" in
+// "recall_test.go"). It fills a query's text, words, terms, first terms,
+// pieces and language.
+func cleanQuery(q string, spans [][2]int) *query {
 	var ws []string
 	seen := map[string]bool{}
-	words.Spans(q, func(start, end int) bool {
+	for _, sp := range spans {
+		start, end := sp[0], sp[1]
 		w := strings.ToLower(q[start:end])
 		prev, n := utf8.DecodeLastRuneInString(q[:start])
 		prev2, _ := utf8.DecodeLastRuneInString(q[:start-n])
 		ext := start > 0 && prev == '.' && start-n > 0 && (unicode.IsLetter(prev2) || unicode.IsDigit(prev2))
 		if ext || utf8.RuneCountInString(w) < 2 || words.IsFunctionWord(w) || seen[w] {
-			return true
+			continue
 		}
 		seen[w] = true
 		ws = append(ws, w)
-		return true
-	})
+	}
 	if len(ws) > memindex.MaxQueryTokens {
 		ws = ws[:memindex.MaxQueryTokens]
 	}
-	return query{text: strings.Join(ws, " "), terms: memindex.Terms(ws, memindex.MaxQueryTokens), lang: words.Script(q).Lang()}
+	c := memindex.CutTokens(ws, memindex.MaxQueryTokens)
+	return &query{text: strings.Join(ws, " "), words: ws, terms: c.Terms, first: c.First, pieces: c.Pieces,
+		lang: words.Script(q).Lang()}
 }
 
 // floor decides, per candidate, whether it shows evidence of relevance.
 type floor struct {
-	q      query
+	q      *query
 	weight map[string]float64 // term -> IDF weight (original terms)
 	total  float64            // Σ weight of the original terms
 	exp    map[string]expTerm // related term -> where it comes from
@@ -316,7 +313,7 @@ func (s *Service) prepareFloor(ctx context.Context, sc mnemo.Scope, f *floor) er
 	if len(f.q.terms) == 0 {
 		return nil
 	}
-	idf, unseen, err := s.queryIDF(ctx, sc, f.q.text)
+	idf, unseen, err := s.queryTermIDF(ctx, sc, f.q)
 	if err != nil {
 		return err
 	}
@@ -435,6 +432,18 @@ func (s *Service) termIDF(ctx context.Context, sc mnemo.Scope, terms []string) (
 		return src.IDFTerms(ctx, sc, terms)
 	}
 	return s.queryIDF(ctx, sc, strings.Join(terms, " "))
+}
+
+// queryTermIDF returns the IDF of each of q's terms, from the terms when
+// the store takes them (mnemo.TermIDFSource), else from q's text, which
+// the store cuts into the same terms.
+func (s *Service) queryTermIDF(ctx context.Context, sc mnemo.Scope, q *query) (map[string]float64, float64, error) {
+	if src, ok := s.store.(mnemo.TermIDFSource); ok {
+		if _, ok := s.store.(mnemo.IDFSource); ok {
+			return src.IDFTerms(ctx, sc, q.terms)
+		}
+	}
+	return s.queryIDF(ctx, sc, q.text)
 }
 
 // queryIDF returns the IDF of each index term of text, and that of an

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 func TestParseInterval(t *testing.T) {
@@ -50,7 +52,8 @@ func TestParseInterval(t *testing.T) {
 }
 
 func TestQueryNames(t *testing.T) {
-	got := queryNames("What did Melanie paint after Caroline's talk in the Ingest service?")
+	q := "What did Melanie paint after Caroline's talk in the Ingest service?"
+	got := queryNames(q, words.SpanList(q))
 	for _, want := range []string{"melanie", "caroline", "ingest"} {
 		if !got[want] {
 			t.Errorf("%q not found in %v", want, got)

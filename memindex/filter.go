@@ -8,6 +8,7 @@ package memindex
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,19 @@ func Compile(sc mnemo.Scope, f mnemo.Filter, now time.Time) *Cond {
 	}
 	return c
 }
+
+// From reports whether c was compiled from sc's clearance and f
+// (Compile), whatever the moment it was compiled at.
+func (c *Cond) From(sc mnemo.Scope, f mnemo.Filter) bool {
+	g := c.f
+	return c.clearance == sc.Clearance && slices.Equal(g.Layers, f.Layers) && slices.Equal(g.Kinds, f.Kinds) &&
+		g.ScopePrefix == f.ScopePrefix && g.Component == f.Component && g.Mission == f.Mission && g.Thread == f.Thread &&
+		slices.Equal(g.Tags, f.Tags) && g.MinCriticality == f.MinCriticality && sameTime(g.Since, f.Since) &&
+		sameTime(g.Until, f.Until) && g.Outcome == f.Outcome && sameTime(g.AsOf, f.AsOf) &&
+		sameTime(g.AsKnownAt, f.AsKnownAt) && g.Operator == f.Operator
+}
+
+func sameTime(a, b *time.Time) bool { return a == b || a != nil && b != nil && a.Equal(*b) }
 
 // Matches reports whether e passes c: the Go twin of the stores' SQL for
 // live reads (deleted excluded, validity at AsOf or now).

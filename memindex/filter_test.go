@@ -2,6 +2,7 @@ package memindex
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -84,5 +85,45 @@ func TestRemoveHidesEntry(t *testing.T) {
 	}
 	if hits := n.Keyword([]string{"heron"}, 5000, c, 5); len(hits) != 0 {
 		t.Errorf("Keyword after Remove = %v", hits)
+	}
+}
+
+// From tells every field of the filter and the clearance apart: a read
+// reuses a compiled filter only for the same one.
+func TestCondFrom(t *testing.T) {
+	at := time.Unix(1000, 0)
+	f := mnemo.Filter{Layers: []mnemo.Layer{mnemo.LayerDomain}, Tags: []string{"x"}, Since: &at}
+	sc := mnemo.Scope{Namespace: "n", Clearance: 2}
+	c := Compile(sc, f, time.Unix(2000, 0))
+	same := f
+	same.Since = new(time.Unix(1000, 0))
+	same.Layers = []mnemo.Layer{mnemo.LayerDomain}
+	if !c.From(sc, same) || !c.From(mnemo.Scope{Namespace: "other", Clearance: 2}, f) {
+		t.Fatal("From rejects the filter it was compiled from")
+	}
+	if c.From(mnemo.Scope{Namespace: "n", Clearance: 1}, f) {
+		t.Error("From accepts another clearance")
+	}
+	// Each field changed alone, by reflection, so that a field added to
+	// Filter cannot be forgotten.
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		g := f
+		fv := reflect.ValueOf(&g).Elem().Field(i)
+		switch fv.Kind() {
+		case reflect.String:
+			fv.SetString(fv.String() + "z")
+		case reflect.Float64:
+			fv.SetFloat(fv.Float() + 0.5)
+		case reflect.Slice:
+			fv.Set(reflect.Append(reflect.MakeSlice(fv.Type(), 0, 2), reflect.Zero(fv.Type().Elem())))
+		case reflect.Pointer:
+			fv.Set(reflect.ValueOf(new(time.Unix(3000, 0))))
+		default:
+			t.Fatalf("Filter.%s: a field of kind %s this test cannot change", v.Type().Field(i).Name, fv.Kind())
+		}
+		if c.From(sc, g) {
+			t.Errorf("From accepts a filter whose %s differs", v.Type().Field(i).Name)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -80,5 +81,34 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 	}
 	if !a.sketching || len(a.signs) == 0 || a.kw.docs == 0 {
 		t.Fatal("the test built no sketches or no postings")
+	}
+}
+
+// CutTokens cuts as Terms does, and each token's first term is the one
+// Terms gives of the token alone.
+func TestCutTokens(t *testing.T) {
+	toks := []string{"deployments", "deploy", "café", "naïve", "рішення", "e\u0301", "!!", "जानकारी", "x"}
+	for _, max := range []int{2, 32} {
+		c := CutTokens(toks, max)
+		if want := Terms(toks, max); !slices.Equal(c.Terms, want) {
+			t.Errorf("CutTokens(%d).Terms = %q, want %q", max, c.Terms, want)
+		}
+		if len(c.First) != len(toks) {
+			t.Fatalf("%d first terms for %d tokens", len(c.First), len(toks))
+		}
+		var pieces []string
+		for i, tok := range toks {
+			want := ""
+			if one := Terms([]string{tok}, 1); len(one) == 1 {
+				want = one[0]
+			}
+			if c.First[i] != want {
+				t.Errorf("first term of %q = %q, want %q", tok, c.First[i], want)
+			}
+			EachTerm([]byte(tok), nil, func(p []byte) { pieces = append(pieces, string(p)) })
+		}
+		if !slices.Equal(c.Pieces, pieces) {
+			t.Errorf("pieces %q, want %q", c.Pieces, pieces)
+		}
 	}
 }

@@ -25,6 +25,16 @@ import (
 // TestFoldMatchesFTS5 checks it against the linked SQLite. Code points that
 // Go does not know (unassigned in Go's Unicode version) separate here but
 // may be token characters for SQLite.
+//
+// This is the one split of mnemo that is not the word model's
+// (words.Spans, words.Fold): the terms are stored (the FTS5 table, the
+// index snapshots) and must stay those FTS5 cuts, whose fold differs
+// («ї» stays «ї», words.Fold makes it «і») and whose token characters
+// include private-use characters and the few runes of ftsTokenExtra. A
+// query's words are found by the word model and each is cut here into
+// terms; on the scripts mnemo reads that gives the terms cut from the
+// whole text (TestWordsCutAsTheIndexCuts). Both share the stemmer
+// (words.StemBytes).
 
 // asciiClass is 0 for separators, otherwise the folded byte.
 var asciiClass = func() (t [128]byte) {
@@ -127,18 +137,50 @@ func EachTerm(text []byte, buf []byte, fn func(term []byte)) []byte {
 // term; one that FTS5 would split (marks of some scripts separate there)
 // yields its parts, which are then OR-ed like the other terms.
 func Terms(tokens []string, maxTerms int) []string {
+	return cutTokens(tokens, maxTerms, nil)
+}
+
+// Cut is what the readers of a query's words take of them, cut once.
+type Cut struct {
+	Terms []string // the distinct index terms, at most maxTerms (Terms)
+	First []string // per token, its first index term ("" when it yields none)
+	// Pieces are the terms of the tokens in order, repeats included,
+	// folded but not stemmed: the text of the tokens as EachTerm cuts it.
+	Pieces []string
+}
+
+// CutTokens returns the Terms of tokens and, from the same cutting, each
+// token's first term and every piece.
+func CutTokens(tokens []string, maxTerms int) Cut {
+	var c Cut
+	c.Terms = cutTokens(tokens, maxTerms, &c)
+	return c
+}
+
+func cutTokens(tokens []string, maxTerms int, c *Cut) []string {
 	var out []string
 	seen := make(map[string]bool, len(tokens))
 	var buf []byte
 	for _, tok := range tokens {
+		first := true
 		buf = EachTerm([]byte(tok), buf, func(t []byte) {
+			if c != nil {
+				c.Pieces = append(c.Pieces, string(t))
+			}
 			t = t[:words.StemBytes(t)]
+			if c != nil && first {
+				c.First = append(c.First, string(t))
+			}
+			first = false
 			if !seen[string(t)] && len(out) < maxTerms {
 				w := string(t)
 				seen[w] = true
 				out = append(out, w)
 			}
 		})
+		if c != nil && first {
+			c.First = append(c.First, "")
+		}
 	}
 	return out
 }

@@ -129,8 +129,11 @@ func KindBoost(i Intent, k mnemo.Kind) float64 {
 //   - rules: "rules", "policy", "baseline", "requirements", "must",
 //     «правила», «политика», «регламент», «требования», «політика»,
 //     «вимоги», «заборонено» …
-func Classify(text string) Intent {
-	toks := words.RuleWords(text)
+func Classify(text string) Intent { return ClassifyWords(words.RuleWords(text)) }
+
+// ClassifyWords is Classify of a text given its rule words
+// (words.RuleWords).
+func ClassifyWords(toks []string) Intent {
 	if len(toks) == 0 {
 		return IntentGeneral
 	}

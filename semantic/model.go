@@ -403,6 +403,25 @@ func (m *Model) Embed(text string) []float32 {
 	return out
 }
 
+// EmbedPieces is Embed of a text given as its pieces, the terms EachTerm
+// of package memindex cuts from it in order (memindex.Cut.Pieces): no
+// tokenising, for callers that cut the text already.
+func (m *Model) EmbedPieces(pieces []string) []float32 {
+	out := make([]float32, m.dim)
+	for _, p := range pieces {
+		if t, ok := learnable([]byte(p)); ok {
+			if i, ok := m.index[string(t)]; ok {
+				axpy(out, m.sif[i], m.vec(i))
+			}
+		}
+	}
+	if p := dot(out, m.cmn); p != 0 {
+		axpy(out, -p, m.cmn)
+	}
+	normalize(out)
+	return out
+}
+
 // EmbedTerms is Embed of a text given as its distinct index terms
 // (folded and stemmed as package memindex cuts them), each counted once:
 // no tokenising, for callers that hold the terms already.

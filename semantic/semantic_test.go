@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/memindex"
 )
 
 func trainSyn(t testing.TB, c *synCorpus, cfg Config) *Model {
@@ -261,5 +263,25 @@ func TestConcurrentUse(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// EmbedPieces of a text's pieces, as the engine cuts a query once, is
+// Embed of the text, bit for bit: repeats, stopwords and terms of no
+// letter included.
+func TestEmbedPieces(t *testing.T) {
+	c := genSynCorpus(3, 3000, 20, 2)
+	m := trainSyn(t, c, Config{})
+	p := c.pairs[0]
+	for _, text := range []string{
+		p[0] + " " + c.topics[0][0],
+		p[1] + " " + p[1] + " the and 42 x " + c.topics[0][1],
+		"!!! 123",
+		"",
+	} {
+		cut := memindex.CutTokens(strings.Fields(text), 1<<10)
+		if a, b := m.Embed(text), m.EmbedPieces(cut.Pieces); !slices.Equal(a, b) {
+			t.Errorf("EmbedPieces(%q) differs from Embed", text)
+		}
 	}
 }

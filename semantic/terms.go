@@ -28,11 +28,19 @@ func Terms(text string) []string {
 // is only valid during the call. It returns buf for reuse.
 func eachTerm(text string, buf []byte, fn func(term []byte)) []byte {
 	return memindex.EachTerm([]byte(text), buf, func(t []byte) {
-		if len(t) > maxTermBytes || !content(t) || words.IsStopword(string(t)) {
-			return
+		if t, ok := learnable(t); ok {
+			fn(t)
 		}
-		fn(t[:words.StemBytes(t)])
 	})
+}
+
+// learnable returns the stem of a term memindex.EachTerm cut, and whether
+// the model learns it: not too long, a content term, no stopword.
+func learnable(t []byte) ([]byte, bool) {
+	if len(t) > maxTermBytes || !content(t) || words.IsStopword(string(t)) {
+		return nil, false
+	}
+	return t[:words.StemBytes(t)], true
 }
 
 // content reports whether a folded term is worth learning: at least two

@@ -64,6 +64,7 @@ func (s *Store) dbSeq(ctx context.Context, q interface {
 func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[int64]) error) error {
 	// The calls of one read share one check of the change stamp.
 	cur, err := mnemo.ReadSessionFrom(ctx).Stamp(s, func() (int64, error) {
+		s.seqReads.Add(1)
 		var seq int64
 		err := s.queryRow(ctx, seqSQL).Scan(&seq)
 		return seq, err
@@ -75,6 +76,38 @@ func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Na
 		return s.idx.seq >= cur || !strict && s.idx.local.covers(s.idx.seq, cur)
 	}
 	return s.idx.loaded().Read(ns, current, func() error { return s.refreshIndex(ctx, ns, nil) }, fn)
+}
+
+// condKey names a store's compiled filters in a read session.
+type condKey struct{ s *Store }
+
+// conds are the filters one read compiled.
+type conds struct {
+	mu sync.Mutex
+	cs []*memindex.Cond
+}
+
+// compile returns f compiled for sc (memindex.Compile): once per read
+// (mnemo.ReadSession), whose searches share the filter the first one
+// compiled and the moment it compiled it at.
+func (s *Store) compile(ctx context.Context, sc mnemo.Scope, f mnemo.Filter) *memindex.Cond {
+	rs := mnemo.ReadSessionFrom(ctx)
+	if rs == nil {
+		s.compiles.Add(1)
+		return memindex.Compile(sc, f, s.now())
+	}
+	cs := rs.Value(condKey{s}, func() any { return &conds{} }).(*conds)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, c := range cs.cs {
+		if c.From(sc, f) {
+			return c
+		}
+	}
+	s.compiles.Add(1)
+	c := memindex.Compile(sc, f, s.now())
+	cs.cs = append(cs.cs, c)
+	return c
 }
 
 // loaded names the loaded indexes, their locks and bound for memindex.

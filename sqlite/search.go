@@ -35,7 +35,7 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 	}
 	var hits []mnemo.Hit
 	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
-		hits = idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n)
+		hits = idx.Keyword(terms, pruneBudget, s.compile(ctx, sc, f), n)
 		return nil
 	})
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) keywordFTS(ctx context.Context, sc mnemo.Scope, tokens []string,
 	expr := orExpr(tokens)
 	var hits []mnemo.Hit
 	err = s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
-		c := memindex.Compile(sc, f, s.now())
+		c := s.compile(ctx, sc, f)
 		// Ask FTS5 for a bounded top list first (it keeps a small heap
 		// instead of sorting every match); only when the filters reject
 		// too many of those does the query run again unbounded.
@@ -218,7 +218,7 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		corrupt := false
 		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
 			idx = in
-			hits = idx.VectorExact(q, memindex.Compile(sc, f, s.now()), n, s.exactVectors(ctx, sc))
+			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, s.exactVectors(ctx, sc))
 			corrupt = idx.Corrupt()
 			return nil
 		})

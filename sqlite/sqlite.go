@@ -49,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -106,6 +107,10 @@ type Store struct {
 	snapWG      sync.WaitGroup
 	ckpt        chan struct{} // a commit asks the checkpointer to run
 	ckptWG      sync.WaitGroup
+
+	// Reads of the change stamp and filters compiled, for the tests that
+	// check a read does each once.
+	seqReads, compiles atomic.Int64
 }
 
 // The optional capabilities the store declares (mnemo.Capabilities): all

@@ -24,7 +24,7 @@ func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string
 	}
 	var hits []mnemo.Hit
 	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
-		hits = idx.Keyword(terms, pruneBudget, memindex.Compile(sc, f, s.now()), n)
+		hits = idx.Keyword(terms, pruneBudget, s.compile(ctx, sc, f), n)
 		return nil
 	})
 	if err != nil {

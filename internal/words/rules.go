@@ -24,9 +24,12 @@ const apostrophes = "'’ʼ‘`"
 // RuleWords returns the rule words of text, in order: its words (Spans)
 // folded (Fold), where words joined by one apostrophe are one word spelled
 // with ' ("doesn't", "рев'ю").
-func RuleWords(text string) []string {
+func RuleWords(text string) []string { return RuleWordsOf(text, SpanList(text)) }
+
+// RuleWordsOf is RuleWords of text given its words (SpanList(text)).
+func RuleWordsOf(text string, spans [][2]int) []string {
 	var out []string
-	Compounds(text, apostrophes, func(start, end int) bool {
+	CompoundsOf(text, spans, apostrophes, func(start, end int) bool {
 		out = append(out, ruleWord(text[start:end]))
 		return true
 	})

@@ -82,9 +82,35 @@ func SplitFolded(s string) []string {
 // words (Spans) joined by a single joiner rune between them, as "jean-luc"
 // with joiners "-" or "don't" with "'". fn returns false to stop.
 func Compounds(s string, joiners string, fn func(start, end int) bool) {
+	compounds(s, Spans, joiners, fn)
+}
+
+// SpanList returns the byte offsets of the words of s (Spans), for a
+// reader that reads them more than once (CompoundsOf, RuleWordsOf).
+func SpanList(s string) [][2]int {
+	var out [][2]int
+	Spans(s, func(start, end int) bool {
+		out = append(out, [2]int{start, end})
+		return true
+	})
+	return out
+}
+
+// CompoundsOf is Compounds of s given its words (SpanList(s)).
+func CompoundsOf(s string, spans [][2]int, joiners string, fn func(start, end int) bool) {
+	compounds(s, func(_ string, fn func(start, end int) bool) {
+		for _, sp := range spans {
+			if !fn(sp[0], sp[1]) {
+				return
+			}
+		}
+	}, joiners, fn)
+}
+
+func compounds(s string, spans func(string, func(start, end int) bool), joiners string, fn func(start, end int) bool) {
 	cs, ce := -1, -1
 	stopped := false
-	Spans(s, func(start, end int) bool {
+	spans(s, func(start, end int) bool {
 		if cs >= 0 {
 			if r, size := utf8.DecodeRuneInString(s[ce:]); ce+size == start && strings.ContainsRune(joiners, r) {
 				ce = end
