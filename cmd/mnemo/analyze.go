@@ -17,12 +17,12 @@ import (
 // ~/.claude/projects) and, with --growth, the growth of FILE across git
 // history. The JSON shape is documented on transcript.Report.
 func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if ok, err := rawSubcommand(stderr, "analyze", "sessions", args); !ok {
-		return err
-	}
 	fs := flag.NewFlagSet("analyze sessions", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
 	growth := fs.String("growth", "", "also report the growth of `FILE` across git history (e.g. CLAUDE.md)")
+	if ok, err := rawSubcommand(fs, stdout, stderr, "analyze", "sessions", args); !ok {
+		return err
+	}
 	var pos []string
 	err := rawFlags(fs, stdout, stderr, func() (err error) {
 		pos, err = parseInterleaved(fs, args[1:])

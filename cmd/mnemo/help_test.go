@@ -36,6 +36,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"serve", "--help"}, "-addr"},
 		{[]string{"analyze", "sessions", "--help"}, "-growth"},
 		{[]string{"prompts", "stats", "-h"}, "-top"},
+		{[]string{"help", "analyze"}, "-growth"},
+		{[]string{"prompts", "--help"}, "-top"},
 	} {
 		out, errs, code := cli(t, db, "", c.args...)
 		if code != 0 || !strings.Contains(out, c.want) || errs != "" {

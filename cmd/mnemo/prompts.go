@@ -15,13 +15,13 @@ import (
 // intent labels, topic terms per repository and week, and project switching
 // over the captured prompts. The JSON shape is documented on prompts.Stats.
 func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if ok, err := rawSubcommand(stderr, "prompts", "stats", args); !ok {
-		return err
-	}
 	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
 	repo := fs.String("repo", capturePromptsRepo(), "prompt repository (env MNEMO_PROMPTS_REPO)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	top := fs.Int("top", 10, "terms per repository and week")
+	if ok, err := rawSubcommand(fs, stdout, stderr, "prompts", "stats", args); !ok {
+		return err
+	}
 	if err := rawFlags(fs, stdout, stderr, func() error { return fs.Parse(args[1:]) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

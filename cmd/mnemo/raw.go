@@ -21,35 +21,45 @@ func exitCode(stderr io.Writer, name string, err error) int {
 }
 
 // rawSubcommand checks that the arguments of the raw command name start
-// with its one subcommand sub. Otherwise it prints the command's usage line
-// on stderr and returns false with the error to report: none when help was
-// asked for.
-func rawSubcommand(stderr io.Writer, name, sub string, args []string) (bool, error) {
+// with its one subcommand sub, whose flags are fs. Otherwise it returns
+// false with the error to report, the command's usage line on stderr; or,
+// when help was asked for, the help of sub (its usage line and flags) on
+// stdout and no error.
+func rawSubcommand(fs *flag.FlagSet, stdout, stderr io.Writer, name, sub string, args []string) (bool, error) {
 	if len(args) > 0 && args[0] == sub {
 		return true, nil
 	}
-	fmt.Fprintf(stderr, "usage: %s\n", synopses[name])
 	if len(args) == 0 {
+		fmt.Fprintf(stderr, "usage: %s\n", synopses[name])
 		return false, mnemo.Errorf(mnemo.EINVALID, "%s: missing subcommand (%s)", name, sub)
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		writeRawUsage(stdout, fs)
 		return false, nil
 	}
+	fmt.Fprintf(stderr, "usage: %s\n", synopses[name])
 	return false, mnemo.Errorf(mnemo.EINVALID, "%s: unknown subcommand %q (want %s)", name, args[0], sub)
 }
 
+// writeRawUsage writes the help of a raw command's subcommand: its usage
+// line and its flags.
+func writeRawUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\nflags:\n", synopses[fs.Name()])
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
 // rawFlags parses the flags of a raw command's subcommand with parse. Its
-// help, the usage line and the flags, goes to stdout when asked for (-h,
-// --help) and to stderr after a bad flag.
+// help goes to stdout when asked for (-h, --help) and to stderr after a
+// bad flag.
 func rawFlags(fs *flag.FlagSet, stdout, stderr io.Writer, parse func() error) error {
 	var help bytes.Buffer
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		help.Reset()
-		fmt.Fprintf(&help, "usage: %s\n\nflags:\n", synopses[fs.Name()])
-		fs.SetOutput(&help)
-		fs.PrintDefaults()
-		fs.SetOutput(stderr)
+		writeRawUsage(&help, fs)
 	}
 	err := parse()
 	if errors.Is(err, flag.ErrHelp) {
