@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -105,7 +106,8 @@ type rawSample struct {
 	} `json:"qa"`
 }
 
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+// sessionKey matches the keys of the sessions (compiled on first use).
+var sessionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 // ParseLoCoMo parses the contents of a LoCoMo file.
 func ParseLoCoMo(b []byte) (*Dataset, error) {
@@ -126,7 +128,7 @@ func ParseLoCoMo(b []byte) (*Dataset, error) {
 		_ = json.Unmarshal(s.Conversation["speaker_b"], &c.SpeakerB)
 		turns := map[string]bool{}
 		for key, v := range s.Conversation {
-			m := sessionKey.FindStringSubmatch(key)
+			m := sessionKey().FindStringSubmatch(key)
 			if m == nil {
 				continue
 			}

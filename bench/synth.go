@@ -26,8 +26,8 @@ type Synth struct {
 const SynthVocabulary = 4000
 
 // syllables build the invented words.
-var syllables = strings.Fields(`ka lo mi ra ne to su va ri de po na le ti mo ga ze lu fi
-	ba sho pra tem lin cor dar mes vin quo rel sta tur pel gon bri fal nor sen tra ex com int`)
+const syllables = `ka lo mi ra ne to su va ri de po na le ti mo ga ze lu fi
+	ba sho pra tem lin cor dar mes vin quo rel sta tur pel gon bri fal nor sen tra ex com int`
 
 var (
 	synthScopes = []string{"/regulations/gdpr", "/regulations/aviation", "/news/markets", "/market/ground-segment",
@@ -42,7 +42,7 @@ var (
 // Record times lie in the two years before now.
 func NewSynth(seed uint64, now time.Time) *Synth {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	return &Synth{rng: rng, words: synth.NewWords(rng, syllables, SynthVocabulary, 1.07, 2), now: now}
+	return &Synth{rng: rng, words: synth.NewWords(rng, strings.Fields(syllables), SynthVocabulary, 1.07, 2), now: now}
 }
 
 func (s *Synth) word() string { return s.words.Word() }

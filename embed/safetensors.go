@@ -22,10 +22,20 @@ type tensor struct {
 	data  []byte
 }
 
-// dtypeSize is the byte size of one element of each dtype this package reads.
-var dtypeSize = map[string]int{
-	"F64": 8, "F32": 4, "F16": 2, "BF16": 2,
-	"I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
+// dtypeSize is the byte size of one element of each dtype this package
+// reads, and false for any other.
+func dtypeSize(dtype string) (int, bool) {
+	switch dtype {
+	case "F64", "I64":
+		return 8, true
+	case "F32", "I32":
+		return 4, true
+	case "F16", "BF16", "I16":
+		return 2, true
+	case "I8", "U8":
+		return 1, true
+	}
+	return 0, false
 }
 
 // parseSafetensors reads the tensors of a safetensors file held in b: an
@@ -62,7 +72,7 @@ func parseSafetensors(b []byte) (map[string]tensor, error) {
 		if err := json.Unmarshal(msg, &h); err != nil {
 			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
-		size, ok := dtypeSize[h.Dtype]
+		size, ok := dtypeSize(h.Dtype)
 		if !ok {
 			return nil, fmt.Errorf("safetensors: tensor %q: unsupported dtype %q", name, h.Dtype)
 		}
@@ -126,7 +136,7 @@ func pickEmbeddings(ts map[string]tensor) (tensor, error) {
 
 // floats decodes a floating-point (or int8-quantised) tensor into float32.
 func (t tensor) floats() ([]float32, error) {
-	size := dtypeSize[t.dtype]
+	size, _ := dtypeSize(t.dtype)
 	n := len(t.data) / size
 	out := make([]float32, n)
 	d := t.data
@@ -164,7 +174,7 @@ func (t tensor) floats() ([]float32, error) {
 
 // ints decodes an integer tensor (a token-to-row mapping).
 func (t tensor) ints() ([]int64, error) {
-	size := dtypeSize[t.dtype]
+	size, _ := dtypeSize(t.dtype)
 	n := len(t.data) / size
 	out := make([]int64, n)
 	d := t.data

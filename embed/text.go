@@ -17,13 +17,16 @@ import (
 // which may grow; TestStopListIsFrozen holds both.
 var stopwords = sync.OnceValue(func() map[uint64]bool {
 	m := map[uint64]bool{}
-	for _, w := range stopList {
+	for _, w := range stopList() {
 		m[featureKey(classStem, []rune(words.Fold(w)))] = true
 	}
 	return m
 })
 
-var stopList = strings.Fields(`
+// stopList returns the words of stopText.
+func stopList() []string { return strings.Fields(stopText) }
+
+const stopText = `
 a an the and or of to in on at for by with from is are was were be been being it its
 this that these those as not no but if then so do does did has have had will would can
 could should may might must i we you he she they them our your their my me us there here
@@ -44,4 +47,4 @@ few more most nor s t
 вже так то він вона воно вони ми ви я ти його її їх їм нам вам мені тобі був була було
 були є бути може можна також тому теж який яка яке які коли де там тут цей ця над під між
 через без після перед лише тільки
-`)
+`

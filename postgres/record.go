@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -90,8 +91,9 @@ func recordValues(r *mnemo.Record) []any {
 // insertSQL inserts the rows of unnest($1...$n), n = len(writeColumns)
 // (plus the fts words $n+1 and the revision snapshots $n+2) and records a
 // revision for each inserted row; $n+3 is seq, $n+4 at, $n+5 action, $n+6
-// actor. It returns the number of rows inserted.
-var insertSQL = func() string {
+// actor. It returns the number of rows inserted. It is made on first use
+// (as is updateSQL): not at the start of every process.
+var insertSQL = sync.OnceValue(func() string {
 	var params, names, sel []string
 	for i, c := range writeColumns {
 		typ := c.typ
@@ -122,10 +124,10 @@ var insertSQL = func() string {
 	SELECT count(*) FROM rev`,
 		strings.Join(params, ", "), n+1, n+2, strings.Join(names, ", "), strings.Join(names, ", "),
 		strings.Join(sel, ", "), n+3, n+4, n+5, n+6)
-}()
+})
 
 // updateSQL replaces every write column but id and namespace, fts and seq.
-var updateSQL = func() string {
+var updateSQL = sync.OnceValue(func() string {
 	var sets []string
 	for i, c := range writeColumns[2:] {
 		p := fmt.Sprintf("$%d", i+1)
@@ -137,7 +139,7 @@ var updateSQL = func() string {
 	n := len(writeColumns) - 2
 	return fmt.Sprintf(`UPDATE records SET %s, fts = to_tsvector('mnemo', $%d), seq = $%d WHERE id = $%d AND namespace = $%d`,
 		strings.Join(sets, ", "), n+1, n+2, n+3, n+4)
-}()
+})
 
 const revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`
 
@@ -245,7 +247,7 @@ func insertTx(ctx context.Context, tx pgx.Tx, uniq []*mnemo.Record, snaps [][]by
 		end := min(start+insertChunk, len(uniq))
 		args := append(insertArgs(uniq[start:end], snaps[start:end]), seq, at, action, actor)
 		var n int
-		if err := tx.QueryRow(ctx, insertSQL, args...).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, insertSQL(), args...).Scan(&n); err != nil {
 			return 0, err
 		}
 		inserted += n
@@ -346,7 +348,7 @@ func (s *Store) updateTx(ctx context.Context, tx pgx.Tx, rec *mnemo.Record, snap
 		action = "update"
 	}
 	args := append(recordValues(rec)[2:], docWords(rec.SearchText()), seq, rec.ID, rec.Namespace)
-	tag, err := tx.Exec(ctx, updateSQL, args...)
+	tag, err := tx.Exec(ctx, updateSQL(), args...)
 	if err != nil {
 		return err
 	}
