@@ -182,6 +182,10 @@ func TestGoldenText(t *testing.T) {
 	key := keyIDRE.FindString(mustCLI(t, db, "", "--json", "keys", "list"))
 	step("keys_list.txt", "keys", "list")
 	step("keys_revoke.txt", "keys", "revoke", key)
+	step("config_rollback.txt", "config", "rollback", "0")
+	step("tune_rollback.txt", "tune", "rollback", "0")
+	step("loop_revert.txt", "loop", "revert")
+	step("reembed.txt", "reembed")
 }
 
 // TestGoldenTextInputs: the text of the commands that read stdin, a
