@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // The read path's hook applies every field of the active version, the
@@ -41,7 +42,7 @@ func TestRankConfigAppliesTheActiveVersion(t *testing.T) {
 	cfg.MinRelevance = &m
 	recent := mnemo.ConfigWeights{Semantic: 0.5, Recency: 0.5}
 	cfg.Weights[string(score.IntentRecent)] = recent
-	if _, err := s.ApplyConfig(mnemo.WithCallerIn(ctx, c, "ops"), cfg, ConfigChange{}); err != nil {
+	if _, err := s.ApplyConfig(mnemo.WithCallerIn(ctx, c, "ops"), cfg, tuning.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	rc, err = s.rankConfig(ctx, "ops", def, nil, nil)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // ApplyOptions says how Apply treats a configuration document.
@@ -22,7 +22,7 @@ type ApplyOptions struct {
 // Its evaluation holds the validation score of the current probes before
 // and after. Errors: EINVALID for a malformed document or a failed rule
 // (the message names the rule: "refused by rule step: …").
-func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg mnemo.ScoringConfig, opt ApplyOptions) (*engine.ConfigVersion, error) {
+func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg mnemo.ScoringConfig, opt ApplyOptions) (*tuning.ConfigVersion, error) {
 	ns = nsOf(ns)
 	defer l.lock(ns)()
 	active, err := l.Svc.Config(mnemo.WithCallerIn(ctx, c, ns), -1)
@@ -43,7 +43,7 @@ func (l *Loops) Apply(ctx context.Context, c mnemo.Caller, ns string, cfg mnemo.
 	if opt.Force {
 		why += " (forced: rules not checked)"
 	}
-	return l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), cfg, engine.ConfigChange{Action: "apply", Author: c.Name, Reason: why,
+	return l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), cfg, tuning.ConfigChange{Action: "apply", Author: c.Name, Reason: why,
 		Evaluation: map[string]float64{"validation_before": before, "validation_after": after, "probes": float64(probes)}})
 
 }

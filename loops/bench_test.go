@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // BenchmarkCycles times one warm and one cold cycle (the cold one repairing
@@ -40,7 +40,7 @@ func BenchmarkCycles(b *testing.B) {
 	b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
-			if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{Reason: "bench: ignore meaning"}); err != nil {
+			if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), tuning.ConfigChange{Reason: "bench: ignore meaning"}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

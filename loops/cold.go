@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/score"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // Finding is a slice of the probes where the validation score is below
@@ -156,7 +157,7 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 	}
 	base := from.General()
 	objective := func(w mnemo.Weights) (float64, error) {
-		m, _, err := score1(engine.WithGeneral(from, w), search)
+		m, _, err := score1(tuning.WithGeneral(from, w), search)
 		return m, err
 	}
 	best, bestV := base, ev.SearchBefore
@@ -166,10 +167,10 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 		// One bounded step towards the seed: shrunk until every intent's
 		// weights (derived from the general ones) move within the bound.
 		w := toward(base, s, MaxWeightStep)
-		for k := 0; k < 20 && !CheckStep(from, engine.WithGeneral(from, w)).OK; k++ {
+		for k := 0; k < 20 && !CheckStep(from, tuning.WithGeneral(from, w)).OK; k++ {
 			w = toward(base, s, MaxWeightStep*math.Pow(0.85, float64(k+1)))
 		}
-		if tried[w] || !CheckConfig(engine.WithGeneral(from, w)).OK || !CheckStep(from, engine.WithGeneral(from, w)).OK {
+		if tried[w] || !CheckConfig(tuning.WithGeneral(from, w)).OK || !CheckStep(from, tuning.WithGeneral(from, w)).OK {
 			continue
 		}
 		tried[w] = true
@@ -182,14 +183,14 @@ func (e Executor) Propose(ctx context.Context, t Teacher, svc *engine.Service, c
 		}
 	}
 	valid := func(w mnemo.Weights) bool {
-		cfg := engine.WithGeneral(from, w)
+		cfg := tuning.WithGeneral(from, w)
 		return CheckConfig(cfg).OK && CheckStep(from, cfg).OK
 	}
-	best, bestV, err = engine.SearchWeights(best, bestV, step, rounds, valid, objective)
+	best, bestV, err = tuning.SearchWeights(best, bestV, step, rounds, valid, objective)
 	if err != nil {
 		return from, ev, err
 	}
-	patch := engine.WithGeneral(from, best)
+	patch := tuning.WithGeneral(from, best)
 	if best == base {
 		patch = from.Clone() // keep intents the document sets on their own
 	}
@@ -421,7 +422,7 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 		run.Pending = id
 		return finish()
 	}
-	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), patch, engine.ConfigChange{Action: "loop", Author: "loop/mentor", Reason: reason, Evaluation: eval})
+	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), patch, tuning.ConfigChange{Action: "loop", Author: "loop/mentor", Reason: reason, Evaluation: eval})
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +434,7 @@ func (l *Loops) Cold(ctx context.Context, c mnemo.Caller, ns string) (*ColdRun, 
 // pass the configuration's own rules and the bounded step from the
 // version now active). Errors: ENOTFOUND for an unknown id, ECONFLICT when
 // a rule fails now.
-func (l *Loops) Approve(ctx context.Context, c mnemo.Caller, ns, id string) (*engine.ConfigVersion, error) {
+func (l *Loops) Approve(ctx context.Context, c mnemo.Caller, ns, id string) (*tuning.ConfigVersion, error) {
 	ns = nsOf(ns)
 	defer l.lock(ns)()
 	st, err := loadState(ctx, l.Svc.Store(), ns)
@@ -456,7 +457,7 @@ func (l *Loops) Approve(ctx context.Context, c mnemo.Caller, ns, id string) (*en
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "rule %s: %s (the active version changed since the patch was proposed)", v.Rule, v.Detail)
 	}
 	ev := p.Evaluation
-	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), p.Config, engine.ConfigChange{Action: "loop", Author: c.Name,
+	nv, err := l.Svc.ApplyConfig(mnemo.WithCallerIn(ctx, c, ns), p.Config, tuning.ConfigChange{Action: "loop", Author: c.Name,
 		Reason: "approved patch " + id + ": " + p.Reason, Evaluation: map[string]float64{"search_before": ev.SearchBefore,
 			"search_after": ev.SearchAfter, "held_out_before": ev.HeldBefore, "held_out_after": ev.HeldAfter}})
 

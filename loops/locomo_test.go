@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // locomoStage is what one configuration gives on LoCoMo.
@@ -117,7 +118,7 @@ func TestLoCoMoColdCycle(t *testing.T) {
 			s.probes += run.Probes
 		}
 		measure(&stages[0])
-		if _, err := svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, ns), broken(svc), engine.ConfigChange{Reason: "ignore meaning (forced)"}); err != nil {
+		if _, err := svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, ns), broken(svc), tuning.ConfigChange{Reason: "ignore meaning (forced)"}); err != nil {
 			t.Fatal(err)
 		}
 		measure(&stages[1])

@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 var admin = mnemo.Caller{Name: "test", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
@@ -100,7 +101,7 @@ func (f *fixture) seed(t testing.TB, ns string, topics, perTopic int, seed int64
 
 // broken ignores meaning: no weight on semantic or keyword evidence.
 func broken(svc *engine.Service) mnemo.ScoringConfig {
-	return engine.WithGeneral(svc.DefaultConfig(), mnemo.Weights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1})
+	return tuning.WithGeneral(svc.DefaultConfig(), mnemo.Weights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1})
 }
 
 func TestConfigVersions(t *testing.T) {
@@ -113,9 +114,9 @@ func TestConfigVersions(t *testing.T) {
 	if v := loops.CheckConfig(cv.Config); !v.OK {
 		t.Fatalf("the default configuration fails %s: %s", v.Rule, v.Detail)
 	}
-	next := engine.WithGeneral(cv.Config, mnemo.Weights{Semantic: 0.4, Keyword: 0.3, Recency: 0.1, Importance: 0.1, Confidence: 0.05, Frequency: 0.05})
+	next := tuning.WithGeneral(cv.Config, mnemo.Weights{Semantic: 0.4, Keyword: 0.3, Recency: 0.1, Importance: 0.1, Confidence: 0.05, Frequency: 0.05})
 	next.RecencyFloor = 0.1
-	v1, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), next, engine.ConfigChange{Reason: "more relevance", Evaluation: map[string]float64{"validation_after": 0.9}})
+	v1, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), next, tuning.ConfigChange{Reason: "more relevance", Evaluation: map[string]float64{"validation_after": 0.9}})
 	if err != nil || v1.Version != 1 || v1.Author != "test" {
 		t.Fatalf("apply: %+v %v", v1, err)
 	}
@@ -147,10 +148,10 @@ func TestConfigVersions(t *testing.T) {
 		t.Errorf("unknown version: %v", err)
 	}
 	// A document missing an intent or with unknown fields is refused.
-	if _, err := engine.ParseConfig([]byte(`{"weights":{"general":{"semantic":1}}}`)); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := tuning.ParseConfig([]byte(`{"weights":{"general":{"semantic":1}}}`)); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("missing intents: %v", err)
 	}
-	if _, err := engine.ParseConfig([]byte(`{"wieghts":{}}`)); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := tuning.ParseConfig([]byte(`{"wieghts":{}}`)); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("unknown field: %v", err)
 	}
 	// Another namespace is untouched.
@@ -173,9 +174,9 @@ func TestMentorRejectsBrokenPatches(t *testing.T) {
 	zero.HalfLives[3].Days = 0
 	floor := from.Clone()
 	floor.RecencyFloor = 0.3
-	neg := engine.WithGeneral(from, mnemo.Weights{Semantic: 1.2, Keyword: -0.2})
-	far := engine.WithGeneral(from, mnemo.Weights{Semantic: 0.9, Keyword: 0.1})
-	near := engine.WithGeneral(from, mnemo.Weights{Semantic: 0.4, Keyword: 0.25, Recency: 0.1, Importance: 0.1, Confidence: 0.1, Frequency: 0.05})
+	neg := tuning.WithGeneral(from, mnemo.Weights{Semantic: 1.2, Keyword: -0.2})
+	far := tuning.WithGeneral(from, mnemo.Weights{Semantic: 0.9, Keyword: 0.1})
+	near := tuning.WithGeneral(from, mnemo.Weights{Semantic: 0.4, Keyword: 0.25, Recency: 0.1, Importance: 0.1, Confidence: 0.1, Frequency: 0.05})
 	cases := []struct {
 		name string
 		to   mnemo.ScoringConfig
@@ -228,7 +229,7 @@ func TestColdLoopRepairsABrokenConfiguration(t *testing.T) {
 	if v := loops.CheckConfig(bad); !v.OK {
 		t.Fatalf("the broken configuration is out of bounds (%s), want one only the probes catch", v.Rule)
 	}
-	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), bad, engine.ConfigChange{Reason: "forced: ignore meaning"}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), bad, tuning.ConfigChange{Reason: "forced: ignore meaning"}); err != nil {
 		t.Fatal(err)
 	}
 	low, err := l.Warm(ctx, admin, "ops")
@@ -283,7 +284,7 @@ func TestManualApproval(t *testing.T) {
 	f := open(t)
 	ctx := context.Background()
 	f.seed(t, "ops", 8, 16, 2, 0)
-	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), tuning.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	l := loops.New(f.svc)
@@ -341,7 +342,7 @@ func TestAutophagyGuard(t *testing.T) {
 	f := open(t)
 	ctx := context.Background()
 	f.seed(t, "ops", 8, 16, 3, 0)
-	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "ops"), broken(f.svc), tuning.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	count := func() int {
@@ -429,7 +430,7 @@ func TestLoopsKeepNamespacesAndClearance(t *testing.T) {
 	aIDs := f.seed(t, "a", 8, 16, 4, 0)
 	secret := f.seed(t, "a", 2, 16, 5, 3)
 	f.seed(t, "b", 8, 16, 6, 0)
-	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "a"), broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "a"), broken(f.svc), tuning.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	snapB := snapshot(t, f, "b")
@@ -472,7 +473,7 @@ func TestRunnerIsolatesNamespaces(t *testing.T) {
 	if err := f.store.SetSetting(ctx, "loops/bad", "{not json"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "good"), broken(f.svc), engine.ConfigChange{}); err != nil {
+	if _, err := f.svc.ApplyConfig(mnemo.WithCallerIn(ctx, admin, "good"), broken(f.svc), tuning.ConfigChange{}); err != nil {
 		t.Fatal(err)
 	}
 	r := &loops.Runner{Loops: loops.New(f.svc), Caller: admin}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // DefaultThreshold is the validation score below which the cold loop
@@ -119,7 +120,7 @@ func (l *Loops) probes(ctx context.Context, c mnemo.Caller, ns string) ([]Probe,
 // round is where both loops start: the active configuration, and the
 // namespace's probes scored with it.
 type round struct {
-	active    *engine.ConfigVersion
+	active    *tuning.ConfigVersion
 	kept      []Probe
 	scored    []Scored
 	generated int

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // The namespace's scoring configuration as versions, and the loops that
@@ -28,7 +28,7 @@ type ConfigApplyRequest struct {
 type ConfigHistory struct {
 	Namespace string                  `json:"namespace"`
 	Active    int                     `json:"active"`
-	Versions  []*engine.ConfigVersion `json:"versions"`
+	Versions  []*tuning.ConfigVersion `json:"versions"`
 	Events    []mnemo.TuningEvent     `json:"events"`
 }
 

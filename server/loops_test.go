@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/server"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // namedKey creates an API key with a name and returns its secret.
@@ -55,7 +55,7 @@ func brokenConfig(t *testing.T, f *fixture, key, ns string) mnemo.ScoringConfig 
 	if st != 200 {
 		t.Fatalf("get config: %d %s", st, b)
 	}
-	cfg := decode[engine.ConfigVersion](t, b).Config
+	cfg := decode[tuning.ConfigVersion](t, b).Config
 	for i := range cfg.Weights {
 		cfg.Weights[i] = mnemo.ConfigWeights{Recency: 0.5, Importance: 0.3, Confidence: 0.1, Frequency: 0.1}
 	}
@@ -151,12 +151,12 @@ func TestConfigAndLoopRoutes(t *testing.T) {
 	if st != 201 {
 		t.Fatalf("apply forced: %d %s", st, b)
 	}
-	cv := decode[engine.ConfigVersion](t, b)
+	cv := decode[tuning.ConfigVersion](t, b)
 	if cv.Version != 1 || !cv.Active || cv.Author != "ops-a" || !strings.Contains(cv.Reason, "ignore meaning") ||
 		!strings.Contains(cv.Reason, "forced") || cv.Evaluation["validation_after"] >= cv.Evaluation["validation_before"] {
 		t.Fatalf("applied: %+v", cv)
 	}
-	if st, _, b := f.do(t, call{method: "GET", path: "/v1/config", key: adminB, ns: "b"}); st != 200 || decode[engine.ConfigVersion](t, b).Version != 0 {
+	if st, _, b := f.do(t, call{method: "GET", path: "/v1/config", key: adminB, ns: "b"}); st != 200 || decode[tuning.ConfigVersion](t, b).Version != 0 {
 		t.Fatalf("b's configuration moved: %d %s", st, b)
 	}
 
@@ -186,7 +186,7 @@ func TestConfigAndLoopRoutes(t *testing.T) {
 		}
 	}
 	st, _, b = f.do(t, call{method: "POST", path: approve, key: adminA, ns: "a", body: `{}`})
-	cv = decode[engine.ConfigVersion](t, b)
+	cv = decode[tuning.ConfigVersion](t, b)
 	if st != 200 || cv.Version != 2 || cv.Author != "ops-a" {
 		t.Fatalf("approve: %d %s", st, b)
 	}
@@ -201,7 +201,7 @@ func TestConfigAndLoopRoutes(t *testing.T) {
 
 	// Rollback to the default; b never moved.
 	st, _, b = f.do(t, call{method: "POST", path: "/v1/config/rollback", key: adminA, ns: "a", body: `{"version":0}`})
-	if st != 200 || decode[engine.ConfigVersion](t, b).Version != 0 {
+	if st != 200 || decode[tuning.ConfigVersion](t, b).Version != 0 {
 		t.Fatalf("rollback: %d %s", st, b)
 	}
 	if h := history(readA, "a"); h.Active != 0 || len(h.Versions) != 3 || h.Versions[1].Author != "ops-a" || len(h.Events) != 3 {

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/safefile"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // cmdConfig: `config show [--version N]`, `config history`, `config diff A
@@ -166,7 +166,7 @@ func cmdConfig(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg, err := engine.ParseConfig(b)
+		cfg, err := tuning.ParseConfig(b)
 		if err != nil {
 			return err
 		}

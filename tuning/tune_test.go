@@ -1,4 +1,4 @@
-package engine_test
+package tuning_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/score"
+	"github.com/mnemo-dev/mnemo/tuning"
 )
 
 // chatter varies the distractors, so that none is a near-duplicate of
@@ -60,7 +60,7 @@ func TestTuneFromCorrections(t *testing.T) {
 	// Each miss is corrected, naming its retrieval and the missing rule.
 	missed := 0
 	for _, tg := range targets {
-		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: engine.TuneK})
+		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: tuning.TuneK})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestTuneFromCorrections(t *testing.T) {
 		t.Fatalf("tune: %+v %v", res, err)
 	}
 	t.Logf("missed %d; %s; %+v -> %+v", missed, res.Reason, res.From, res.To)
-	if !(res.After >= res.Before+engine.MinTuneGain) || !(res.HeldOut[1] >= res.HeldOut[0]) {
+	if !(res.After >= res.Before+tuning.MinTuneGain) || !(res.HeldOut[1] >= res.HeldOut[0]) {
 		t.Errorf("guardrails: %+v", res)
 	}
 	if again, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false); err != nil || again.Accepted ||
@@ -111,12 +111,12 @@ func TestTuneFromCorrections(t *testing.T) {
 	}
 	found := 0
 	for _, tg := range targets {
-		if inTop(tg, engine.TuneK) {
+		if inTop(tg, tuning.TuneK) {
 			found++
 		}
 	}
 	if found < len(targets)-2 {
-		t.Errorf("after tuning %d of %d rules are in the top %d", found, len(targets), engine.TuneK)
+		t.Errorf("after tuning %d of %d rules are in the top %d", found, len(targets), tuning.TuneK)
 	}
 	rec, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: targets[0].query})
 	if err != nil || rec.Weights[mnemo.FactorImportance] != w.Importance {
@@ -134,13 +134,13 @@ func TestTuneFromCorrections(t *testing.T) {
 	if err != nil || tn.Active != 0 || len(tn.Versions) != 1 || len(tn.Events) != 2 || tn.Events[1].Action != "rollback" {
 		t.Fatalf("rollback: %+v %v", tn, err)
 	}
-	if inTop(targets[0], engine.TuneK) {
+	if inTop(targets[0], tuning.TuneK) {
 		t.Error("after the rollback the first rule is in the top again")
 	}
 	if _, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 9); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("rollback to a missing version: %v", err)
 	}
-	if tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 1); err != nil || tn.Active != 1 || !inTop(targets[0], engine.TuneK) {
+	if tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 1); err != nil || tn.Active != 1 || !inTop(targets[0], tuning.TuneK) {
 		t.Errorf("roll forward to version 1: %+v %v", tn, err)
 	}
 }

@@ -1,4 +1,10 @@
-package engine
+// Package tuning keeps a namespace's scoring configuration as versions —
+// the tuning history every change adds to: `tune`, `config apply`, the cold
+// loop and rollbacks, each version with its author, reason and evaluation
+// — and tunes the default preset's weights on the namespace's correction
+// triples within guardrails. The engine answers mnemo.Tuner's Tune, Tuning
+// and Rollback with it and reads the active version on its read path.
+package tuning
 
 import (
 	"cmp"
@@ -11,8 +17,31 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/score"
+	"github.com/mnemo-dev/mnemo/corrections"
+	"github.com/mnemo-dev/mnemo/internal/access"
 )
+
+// Source is what tuning reads and changes: the store (its settings hold
+// the versions, key "tuning/<namespace>"), the clock, and the read path's
+// part — version 0, the weights a search starts from and the ranking a
+// setting is judged by.
+type Source struct {
+	Store mnemo.Store
+	Now   func() time.Time
+	// Default returns version 0: the default preset's configuration as
+	// the read path ranks with it.
+	Default func() mnemo.ScoringConfig
+	// Weights returns the general weights a search in namespace ns starts
+	// from: the active configuration's (or the one under evaluation),
+	// else the default preset's.
+	Weights func(ctx context.Context, ns string) (mnemo.Weights, error)
+	// Rank returns the ids of the default preset's ranking of query in sc
+	// under weights w, best first, near-duplicates dropped.
+	Rank func(ctx context.Context, sc mnemo.Scope, query string, w mnemo.Weights) ([]string, error)
+	// Saved, when set, is told that the versions of namespace ns changed
+	// (the read path drops what it cached).
+	Saved func(ns string)
+}
 
 // Self-tuning with guardrails. The validation data are the namespace's
 // correction triples: a missing-context correction that names its
@@ -45,27 +74,23 @@ const (
 	minWeight      = 0.02
 	maxWeight      = 0.60
 	minRelevance   = 0.40
-	tuneCacheTTL   = 30 * time.Second
 )
 
-type tunedEntry struct {
-	cfg *mnemo.ScoringConfig
-	at  time.Time
-}
+// Key is the store setting that holds the versions of namespace ns.
+func Key(ns string) string { return "tuning/" + ns }
 
-func tuningKey(ns string) string { return "tuning/" + ns }
-
-// Tuning returns the namespace's tuning history (empty when never tuned).
-func (s *Service) Tuning(ctx context.Context) (*mnemo.Tuning, error) {
-	_, sc, err := reader(ctx)
+// History returns the namespace's tuning history (empty when never tuned).
+func History(ctx context.Context, s Source) (*mnemo.Tuning, error) {
+	_, sc, err := access.Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.loadTuning(ctx, sc.Namespace)
+	return Load(ctx, s.Store, sc.Namespace)
 }
 
-func (s *Service) loadTuning(ctx context.Context, ns string) (*mnemo.Tuning, error) {
-	v, ok, err := s.store.Setting(ctx, tuningKey(ns))
+// Load reads the versions of namespace ns (none when never tuned).
+func Load(ctx context.Context, st mnemo.Store, ns string) (*mnemo.Tuning, error) {
+	v, ok, err := st.Setting(ctx, Key(ns))
 	if err != nil {
 		return nil, err
 	}
@@ -79,31 +104,19 @@ func (s *Service) loadTuning(ctx context.Context, ns string) (*mnemo.Tuning, err
 	return t, nil
 }
 
-func (s *Service) saveTuning(ctx context.Context, ns string, t *mnemo.Tuning) error {
+// save writes the versions of namespace ns and tells the read path.
+func (s Source) save(ctx context.Context, ns string, t *mnemo.Tuning) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	if err := s.store.SetSetting(ctx, tuningKey(ns), string(b)); err != nil {
+	if err := s.Store.SetSetting(ctx, Key(ns), string(b)); err != nil {
 		return err
 	}
-	s.tuneMu.Lock()
-	delete(s.tuned, ns)
-	s.tuneMu.Unlock()
-	return nil
-}
-
-// tunedWeights returns the general weights of the namespace's active
-// configuration (or of the one under evaluation, WithConfig), nil when
-// version 0 is in force; cached for tuneCacheTTL (so another process's
-// change arrives within it).
-func (s *Service) tunedWeights(ctx context.Context, ns string) (*mnemo.Weights, error) {
-	cfg, err := s.activeConfig(ctx, ns)
-	if err != nil || cfg == nil {
-		return nil, err
+	if s.Saved != nil {
+		s.Saved(ns)
 	}
-	w := cfg.General()
-	return &w, nil
+	return nil
 }
 
 // validWeights checks the guardrail bounds.
@@ -129,23 +142,19 @@ type tuneTriple struct {
 // the missed records in the whole ranking (0 for one not ranked): the
 // search climbs on recall + MRR/10, since recall alone is flat until a
 // record crosses into the top k.
-func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple, held bool, w mnemo.Weights) (float64, float64, error) {
+func (s Source) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple, held bool, w mnemo.Weights) (float64, float64, error) {
 	sumR, sumM, n := 0.0, 0.0, 0
 	for _, t := range ts {
 		if t.held != held {
 			continue
 		}
-		rk, err := s.rankWith(ctx, sc, t.query, mnemo.Filter{}, score.PresetDefault, "", false, &w, nil)
+		ids, err := s.Rank(ctx, sc, t.query, w)
 		if err != nil {
 			return 0, 0, err
 		}
-		pos := map[string]int{}
-		dd := dedup{threshold: rk.dedup}
-		for _, h := range rk.hits {
-			if !dd.dup(h) {
-				dd.add(h)
-				pos[h.ID] = len(dd.kept)
-			}
+		pos := make(map[string]int, len(ids))
+		for i, id := range ids {
+			pos[id] = i + 1
 		}
 		found, mrr := 0, 0.0
 		for _, id := range t.missed {
@@ -170,17 +179,17 @@ func (s *Service) recallOf(ctx context.Context, sc mnemo.Scope, ts []tuneTriple,
 // correction triples of the request's period and, unless dryRun, makes an
 // accepted setting the active version. A refused search is not an error:
 // the result says why.
-func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
-	c, sc, err := admin(ctx, "tuning")
+func Tune(ctx context.Context, s Source, req mnemo.CorrectionRequest, dryRun bool) (*mnemo.TuneResult, error) {
+	c, sc, err := access.Admin(ctx, "tuning")
 	if err != nil {
 		return nil, err
 	}
 	var ts []tuneTriple
-	_, err = s.CorrectionTriples(ctx, req, func(t mnemo.CorrectionTriple) error {
+	_, err = corrections.Triples(ctx, corrections.Source{Store: s.Store, Now: s.Now}, req, func(t mnemo.CorrectionTriple) error {
 		if len(ts) >= tuneMaxTriples || len(t.Missed) == 0 {
 			return nil
 		}
-		live, err := s.store.GetMany(ctx, sc, t.Missed)
+		live, err := s.Store.GetMany(ctx, sc, t.Missed)
 		if err != nil {
 			return err
 		}
@@ -199,15 +208,9 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 		return nil, err
 	}
 	splitHalves(ts)
-	p, err := s.Preset(score.PresetDefault)
+	from, err := s.Weights(ctx, sc.Namespace)
 	if err != nil {
 		return nil, err
-	}
-	from := p.Weights
-	if tw, err := s.tunedWeights(ctx, sc.Namespace); err != nil {
-		return nil, err
-	} else if tw != nil {
-		from = *tw
 	}
 	res := &mnemo.TuneResult{DryRun: dryRun, Triples: len(ts), From: from, To: from}
 	search, held := 0, 0
@@ -262,23 +265,23 @@ func (s *Service) Tune(ctx context.Context, req mnemo.CorrectionRequest, dryRun 
 	if dryRun {
 		return res, nil
 	}
-	t, err := s.loadTuning(ctx, sc.Namespace)
+	t, err := Load(ctx, s.Store, sc.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	now := s.now().UTC()
+	now := s.Now().UTC()
 	v := 1
 	for _, x := range t.Versions {
 		v = max(v, x.Version+1)
 	}
-	cfg := WithGeneral(s.configOf(t, t.Active), best)
+	cfg := WithGeneral(ConfigOf(t, t.Active, s.Default), best)
 	t.Versions = append(t.Versions, mnemo.TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
 		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name, Config: &cfg, Action: "tune", Author: c.Name, Reason: res.Reason,
 		Evaluation: map[string]float64{"recall_before": res.Before, "recall_after": res.After,
 			"held_out_recall_before": res.HeldOut[0], "held_out_recall_after": res.HeldOut[1]}})
 	t.Active = v
 	t.Events = append(t.Events, mnemo.TuningEvent{At: now, Active: v, Action: "tune", Actor: c.Name})
-	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
+	if err := s.save(ctx, sc.Namespace, t); err != nil {
 		return nil, err
 	}
 	res.Version = v
@@ -330,12 +333,12 @@ func SearchWeights(from mnemo.Weights, fromValue, step float64, rounds int, vali
 
 // Rollback makes an earlier tuning version active; version 0 restores the
 // preset's own weights. Errors: ENOTFOUND for an unknown version.
-func (s *Service) Rollback(ctx context.Context, version int) (*mnemo.Tuning, error) {
-	c, sc, err := admin(ctx, "rolling back tuning")
+func Rollback(ctx context.Context, s Source, version int) (*mnemo.Tuning, error) {
+	c, sc, err := access.Admin(ctx, "rolling back tuning")
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.loadTuning(ctx, sc.Namespace)
+	t, err := Load(ctx, s.Store, sc.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -343,8 +346,8 @@ func (s *Service) Rollback(ctx context.Context, version int) (*mnemo.Tuning, err
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "tuning version %d does not exist in %s", version, sc.Namespace)
 	}
 	t.Active = version
-	t.Events = append(t.Events, mnemo.TuningEvent{At: s.now().UTC(), Active: version, Action: "rollback", Actor: c.Name})
-	if err := s.saveTuning(ctx, sc.Namespace, t); err != nil {
+	t.Events = append(t.Events, mnemo.TuningEvent{At: s.Now().UTC(), Active: version, Action: "rollback", Actor: c.Name})
+	if err := s.save(ctx, sc.Namespace, t); err != nil {
 		return nil, err
 	}
 	return t, nil
