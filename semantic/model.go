@@ -389,49 +389,47 @@ func (m *Model) Expand(queryTerms []string, k int, minSim float64) []Weighted {
 // frequency-weighted mean direction. A text with no known term gives the
 // zero vector.
 func (m *Model) Embed(text string) []float32 {
-	out := make([]float32, m.dim)
-	var buf []byte
-	buf = eachTerm(text, buf, func(t []byte) {
-		if i, ok := m.index[string(t)]; ok {
-			axpy(out, m.sif[i], m.vec(i))
-		}
+	return m.embed(func(add func(i int32)) {
+		eachTerm(text, nil, func(t []byte) {
+			if i, ok := m.index[string(t)]; ok {
+				add(i)
+			}
+		})
 	})
-	if p := dot(out, m.cmn); p != 0 {
-		axpy(out, -p, m.cmn)
-	}
-	normalize(out)
-	return out
 }
 
 // EmbedPieces is Embed of a text given as its pieces, the terms EachTerm
 // of package memindex cuts from it in order (memindex.Cut.Pieces): no
 // tokenising, for callers that cut the text already.
 func (m *Model) EmbedPieces(pieces []string) []float32 {
-	out := make([]float32, m.dim)
-	for _, p := range pieces {
-		if t, ok := learnable([]byte(p)); ok {
-			if i, ok := m.index[string(t)]; ok {
-				axpy(out, m.sif[i], m.vec(i))
+	return m.embed(func(add func(i int32)) {
+		for _, p := range pieces {
+			if t, ok := learnable([]byte(p)); ok {
+				if i, ok := m.index[string(t)]; ok {
+					add(i)
+				}
 			}
 		}
-	}
-	if p := dot(out, m.cmn); p != 0 {
-		axpy(out, -p, m.cmn)
-	}
-	normalize(out)
-	return out
+	})
 }
 
 // EmbedTerms is Embed of a text given as its distinct index terms
 // (folded and stemmed as package memindex cuts them), each counted once:
 // no tokenising, for callers that hold the terms already.
 func (m *Model) EmbedTerms(terms []string) []float32 {
-	out := make([]float32, m.dim)
-	for _, t := range terms {
-		if i, ok := m.index[t]; ok {
-			axpy(out, m.sif[i], m.vec(i))
+	return m.embed(func(add func(i int32)) {
+		for _, t := range terms {
+			if i, ok := m.index[t]; ok {
+				add(i)
+			}
 		}
-	}
+	})
+}
+
+// embed is Embed of the vocabulary ids each passes to add.
+func (m *Model) embed(each func(add func(i int32))) []float32 {
+	out := make([]float32, m.dim)
+	each(func(i int32) { axpy(out, m.sif[i], m.vec(i)) })
 	if p := dot(out, m.cmn); p != 0 {
 		axpy(out, -p, m.cmn)
 	}
