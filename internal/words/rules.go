@@ -24,12 +24,18 @@ const apostrophes = "'’ʼ‘`"
 // RuleWords returns the rule words of text, in order: its words (Spans)
 // folded (Fold), where words joined by one apostrophe are one word spelled
 // with ' ("doesn't", "рев'ю").
-func RuleWords(text string) []string { return RuleWordsOf(text, SpanList(text)) }
+func RuleWords(text string) []string {
+	return ruleWords(text, func(fn func(start, end int) bool) { Compounds(text, apostrophes, fn) })
+}
 
 // RuleWordsOf is RuleWords of text given its words (SpanList(text)).
 func RuleWordsOf(text string, spans [][2]int) []string {
+	return ruleWords(text, func(fn func(start, end int) bool) { CompoundsOf(text, spans, apostrophes, fn) })
+}
+
+func ruleWords(text string, compounds func(fn func(start, end int) bool)) []string {
 	var out []string
-	CompoundsOf(text, spans, apostrophes, func(start, end int) bool {
+	compounds(func(start, end int) bool {
 		out = append(out, ruleWord(text[start:end]))
 		return true
 	})

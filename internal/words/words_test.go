@@ -49,10 +49,14 @@ func TestCompounds(t *testing.T) {
 		{"don't stop' 'til", "'", "don't|stop|til"},
 		{"a-b-c -d e-", "-", "a-b-c|d|e"},
 	} {
-		var got []string
+		var got, of []string
 		words.Compounds(tt.in, tt.joiners, func(s, e int) bool { got = append(got, tt.in[s:e]); return true })
 		if strings.Join(got, "|") != tt.want {
 			t.Errorf("Compounds(%q) = %q, want %q", tt.in, strings.Join(got, "|"), tt.want)
+		}
+		words.CompoundsOf(tt.in, words.SpanList(tt.in), tt.joiners, func(s, e int) bool { of = append(of, tt.in[s:e]); return true })
+		if !slices.Equal(of, got) {
+			t.Errorf("CompoundsOf(%q) = %q, Compounds %q", tt.in, of, got)
 		}
 	}
 }
@@ -154,6 +158,9 @@ func TestRuleWords(t *testing.T) {
 	} {
 		if got := words.RuleWords(in); !slices.Equal(got, want) {
 			t.Errorf("RuleWords(%q) = %q, want %q", in, got, want)
+		}
+		if got := words.RuleWordsOf(in, words.SpanList(in)); !slices.Equal(got, want) {
+			t.Errorf("RuleWordsOf(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
