@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
 )
 
 // searchPage is the number of hits a search page shows; maxSearch bounds
@@ -327,7 +327,7 @@ func (c *Console) handleThread(w http.ResponseWriter, r *http.Request, q *req) {
 	if len(recs) == pageSize {
 		d["Next"] = recs[len(recs)-1].ID
 	}
-	if ep, err := c.svc.Get(r.Context(), engine.EpisodeID(q.p.Namespace, name)); err == nil && ep.DeletedAt == nil {
+	if ep, err := c.svc.Get(r.Context(), episodes.EpisodeID(q.p.Namespace, name)); err == nil && ep.DeletedAt == nil {
 		d["Episode"] = ep
 	}
 	c.render(w, r, http.StatusOK, "thread", q, d)

@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/vec"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/thesaurus"
@@ -353,6 +354,9 @@ func newULIDSource(now func() time.Time) func() string {
 		return ulid.MustNew(ulid.Timestamp(now()), entropy).String()
 	}
 }
+
+// dot is the dot product of a and b (vec.Dot).
+func dot(a, b []float32) float64 { return vec.Dot(a, b) }
 
 func (s *Service) count(text string) int { return s.tok.Count(text) }
 

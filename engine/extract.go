@@ -205,9 +205,7 @@ func (s *Service) pendingMessages(ctx context.Context, j extractJob) (extractSta
 
 // Bounds of a model call's material and answer.
 const (
-	chatMessageRunes   = 2_000  // each message, clipped
-	chatMaterialRunes  = 24_000 // all messages of one call
-	chatItemRunes      = 500    // each memory or episode item
+	chatItemRunes      = render.ItemRunes
 	extractAnswerToken = 1_500
 )
 
@@ -269,21 +267,15 @@ func (s *Service) modelExtract(ctx context.Context, msgs []extract.Message) ([]e
 	return cands, nil
 }
 
-// numbered renders messages as "[N] text" lines, each clipped, while they
-// fit chatMaterialRunes; it returns the text and how many fitted.
+// numbered renders messages as "[N] text" lines while they fit the
+// material bound (render.Numbered); it returns the text and how many
+// fitted.
 func numbered(msgs []extract.Message) (string, int) {
-	var b strings.Builder
-	used := 0
+	texts := make([]string, len(msgs))
 	for i, m := range msgs {
-		line := "[" + strconv.Itoa(i+1) + "] " + clipRunes(oneLine(m.Text), chatMessageRunes) + "\n"
-		n := len([]rune(line))
-		if used+n > chatMaterialRunes {
-			return b.String(), i
-		}
-		used += n
-		b.WriteString(line)
+		texts[i] = m.Text
 	}
-	return b.String(), len(msgs)
+	return render.Numbered(texts)
 }
 
 func clipRunes(s string, n int) string { return render.ClipRunes(s, n) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/corrections"
+	"github.com/mnemo-dev/mnemo/episodes"
 	"github.com/mnemo-dev/mnemo/handoff"
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/tuning"
@@ -18,6 +19,16 @@ import (
 // (package handoff). Errors: EINVALID for a bad budget or period.
 func (s *Service) Handoff(ctx context.Context, req mnemo.HandoffRequest) (*mnemo.Handoff, error) {
 	return handoff.Build(ctx, handoff.Source{Store: s.store, Tokenizer: s.tok, Now: s.now, MaxBudget: MaxTokenBudget}, req)
+}
+
+// Summarize writes (or rewrites) the episode of a thread within budget
+// tokens (package episodes): by the chat model when one is configured, by
+// the rules otherwise or when the model fails. Errors: EINVALID for an
+// empty thread name or a bad budget, ENOTFOUND when the thread has fewer
+// than two records the caller may see.
+func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
+	return episodes.Summarize(ctx, episodes.Source{Store: s.store, Records: s, Tokenizer: s.tok, Embed: s.embedAll,
+		Chat: s.chat, Log: s.log}, thread, budget)
 }
 
 // Corrections reports the correction signal of a namespace (package

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
 )
 
 // low is a caller of clearance 0.
@@ -239,7 +240,7 @@ func TestEpisodeJobGoesOnAfterAFailingNamespace(t *testing.T) {
 	}
 	f.remember(t, "a-first", bad...)
 	f.remember(t, "b-second", good...)
-	n, err := f.svc.SummarizeIdle(ctx, time.Hour, 4)
+	n, err := episodes.SummarizeIdle(ctx, f.svc, f.svc.Store(), f.svc.Now(), time.Hour, 4)
 	if err == nil || !strings.Contains(err.Error(), "a-first") {
 		t.Errorf("the failing namespace was not reported: %v", err)
 	}
@@ -257,7 +258,7 @@ func TestIDsAreNamespaceScoped(t *testing.T) {
 	f := open(t, "", nil)
 	ctx := context.Background()
 	start := f.now.Add(-2 * time.Hour)
-	squat := engine.EpisodeID("victim", "t")
+	squat := episodes.EpisodeID("victim", "t")
 	f.remember(t, "attacker", mnemo.NewRecord{ID: squat, Text: "squatted"})
 	var turns []mnemo.NewRecord
 	for i := range 4 {
@@ -269,7 +270,7 @@ func TestIDsAreNamespaceScoped(t *testing.T) {
 	if err != nil || ep.Record.ID != squat || ep.Record.Namespace != "victim" {
 		t.Fatalf("the victim's episode: %+v %v", ep, err)
 	}
-	if n, err := f.svc.SummarizeIdle(ctx, time.Minute, 4); err != nil {
+	if n, err := episodes.SummarizeIdle(ctx, f.svc, f.svc.Store(), f.svc.Now(), time.Minute, 4); err != nil {
 		t.Errorf("background episodes: %v %v", n, err)
 	}
 	// The attacker learns nothing of the victim's ids.

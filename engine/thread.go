@@ -347,3 +347,13 @@ func (l *threadLocks) lockAll() func() {
 		}
 	}
 }
+
+// Threads lists the namespace's threads visible to the caller, most
+// recently active first.
+func (s *Service) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
+	_, sc, err := reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Threads(ctx, sc)
+}

@@ -79,7 +79,7 @@ go vet ./...
 CGO_ENABLED=0 go build -o /dev/null ./cmd/mnemo
 
 stage "race detector on the core packages"
-core=$(go list . ./score/... ./engine/... ./handoff/... ./corrections/... ./tuning/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... ./internal/words/... ./memindex/... 2>/dev/null)
+core=$(go list . ./score/... ./engine/... ./handoff/... ./corrections/... ./tuning/... ./episodes/... ./sqlite/... ./storetest/... ./embed/... ./tokenize/... ./internal/words/... ./memindex/... 2>/dev/null)
 go test -race -count=1 $core
 
 stage "mnemo bench perf --quick (the performance suite's smoke run)"

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/corrections"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
 )
 
 // jobPace is how often each background job of `mnemo serve` runs (0:
@@ -49,7 +50,7 @@ func serveJobs(svc *engine.Service, p jobPace) []serveJob {
 	}
 	if p.episodes > 0 {
 		out = append(out, serveJob{"episodes", 2 * time.Minute, p.episodes, func(ctx context.Context) (map[string]int, error) {
-			return svc.SummarizeIdle(ctx, time.Hour, 4)
+			return episodes.SummarizeIdle(ctx, svc, svc.Store(), svc.Now(), time.Hour, 4)
 		}})
 		// Recurring corrections become practitioner patterns at the same pace.
 		out = append(out, serveJob{"practitioner patterns", 3 * time.Minute, p.episodes, func(ctx context.Context) (map[string]int, error) {

@@ -5,6 +5,7 @@
 package render
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -144,4 +145,30 @@ func ClipRunes(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// Bounds of a chat model call's material and answer, shared by the
+// background paths that ask one (extraction, episodes).
+const (
+	MessageRunes  = 2_000  // each message, clipped
+	MaterialRunes = 24_000 // all messages of one call
+	ItemRunes     = 500    // each memory or episode item
+)
+
+// Numbered renders messages as "[N] text" lines, each folded to one line
+// and clipped to MessageRunes, while they fit MaterialRunes; it returns
+// the text and how many fitted.
+func Numbered(texts []string) (string, int) {
+	var b strings.Builder
+	used := 0
+	for i, t := range texts {
+		line := "[" + strconv.Itoa(i+1) + "] " + ClipRunes(OneLine(t), MessageRunes) + "\n"
+		n := len([]rune(line))
+		if used+n > MaterialRunes {
+			return b.String(), i
+		}
+		used += n
+		b.WriteString(line)
+	}
+	return b.String(), len(texts)
 }

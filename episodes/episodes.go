@@ -1,9 +1,16 @@
-package engine
+// Package episodes writes the episode of a thread: what a conversation was
+// about, within a token budget, as one record the thread's later readers
+// start from — by the rules (the most central sentences, without repeats)
+// or, when a chat model is configured, by the model with the rules as
+// fallback. The engine answers mnemo.Briefer's Summarize with it; serve
+// refreshes the episodes of idle threads (SummarizeIdle).
+package episodes
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -12,8 +19,26 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/internal/access"
+	"github.com/mnemo-dev/mnemo/internal/render"
+	"github.com/mnemo-dev/mnemo/internal/vec"
 	"github.com/mnemo-dev/mnemo/llm"
 )
+
+// Source is what an episode is written from and with: the store it reads
+// the thread from, the service that writes the episode record (as the
+// caller), the tokenizer that counts its budget, the embedder's batches
+// for the rules' centrality, and the optional chat model with the logger
+// of its failures.
+type Source struct {
+	Store     mnemo.Store
+	Records   mnemo.Recorder
+	Tokenizer mnemo.Tokenizer
+	// Embed embeds texts, in order.
+	Embed func(ctx context.Context, texts []string) ([][]float32, error)
+	Chat  llm.Model    // nil: the rules alone
+	Log   *slog.Logger // the chat model's failures; nil discards them
+}
 
 // Episodes summarise conversations. Summarize builds one from a thread's
 // records. By default it is deterministic and offline: an extractive
@@ -78,8 +103,8 @@ func SplitSentences(text string) []string {
 // provenance, the time of the thread's last record. Errors: EINVALID for an empty thread name or a bad
 // budget, ENOTFOUND when the thread has fewer than two records the caller
 // may see.
-func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mnemo.EpisodeResult, error) {
-	_, sc, err := writer(ctx)
+func Summarize(ctx context.Context, s Source, thread string, budget int) (*mnemo.EpisodeResult, error) {
+	_, sc, err := access.Writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +117,7 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 	if budget < 20 || budget > maxEpisodeBudget {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "episode budget %d is outside 20..%d", budget, maxEpisodeBudget)
 	}
-	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Thread: thread}, ByTime: true, Limit: maxEpisodeRecords})
+	recs, err := s.Store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Thread: thread}, ByTime: true, Limit: maxEpisodeRecords})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +126,7 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "thread %q has %d records in %s: an episode needs at least two", thread, len(recs), sc.Namespace)
 	}
 	first, last := recs[0].CreatedAt, recs[len(recs)-1].CreatedAt
-	head := fmt.Sprintf("Episode of %s (%s – %s, %d messages):", oneLine(thread), first.UTC().Format("2006-01-02 15:04"),
+	head := fmt.Sprintf("Episode of %s (%s – %s, %d messages):", render.OneLine(thread), first.UTC().Format("2006-01-02 15:04"),
 		last.UTC().Format("2006-01-02 15:04"), len(recs))
 	level := 0
 	for _, r := range recs {
@@ -110,9 +135,9 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 	var text string
 	var prov []string
 	chosen := 0
-	if s.chat != nil {
+	if s.Chat != nil {
 		if text, prov, chosen, err = s.modelEpisode(ctx, thread, head, recs, budget); err != nil {
-			s.log.Warn("episode by the chat model failed: the rules summarised", "namespace", sc.Namespace, "thread", thread, "err", err)
+			s.logger().Warn("episode by the chat model failed: the rules summarised", "namespace", sc.Namespace, "thread", thread, "err", err)
 		}
 	}
 	if text == "" {
@@ -123,11 +148,11 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 
 	id := EpisodeID(sc.Namespace, thread)
 	res := &mnemo.EpisodeResult{Records: len(recs), Chosen: chosen}
-	old, err := s.store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
+	old, err := s.Store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 		at := last
-		w, err := s.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindEpisode, Text: text,
+		w, err := s.Records.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindEpisode, Text: text,
 			Source: "episode", Provenance: prov, At: &at, AccessLevel: level}}, mnemo.WriteOptions{})
 		if err != nil {
 			return nil, err
@@ -137,11 +162,11 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 		return nil, err
 	default:
 		if old.DeletedAt != nil {
-			if _, err := s.Restore(ctx, id); err != nil {
+			if _, err := s.Records.Restore(ctx, id); err != nil {
 				return nil, err
 			}
 		}
-		r, err := s.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
+		r, err := s.Records.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level})
 		if err != nil {
 			return nil, err
 		}
@@ -150,34 +175,23 @@ func (s *Service) Summarize(ctx context.Context, thread string, budget int) (*mn
 	return res, nil
 }
 
-// Threads lists the namespace's threads visible to the caller, most
-// recently active first.
-func (s *Service) Threads(ctx context.Context) ([]mnemo.ThreadInfo, error) {
-	_, sc, err := reader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.store.Threads(ctx, sc)
-}
-
-// SummarizeIdle writes or refreshes the episode of every thread, in every
-// namespace, that has at least minRecords live records, has been quiet for
-// idle, and has no episode yet or one older than its last record. It
-// returns the episodes written per namespace. A thread or namespace that
+// SummarizeIdle has svc write or refresh the episode of every thread of
+// store st, in every namespace, that has at least minRecords live records,
+// has been quiet for idle at time now, and has no episode yet or one older
+// than its last record. It returns the episodes written per namespace. A thread or namespace that
 // fails does not stop the others: the errors, each naming its namespace and
 // thread, are joined.
-func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minRecords int) (map[string]int, error) {
-	nss, err := s.store.Namespaces(ctx)
+func SummarizeIdle(ctx context.Context, svc mnemo.Briefer, st mnemo.Store, now time.Time, idle time.Duration, minRecords int) (map[string]int, error) {
+	nss, err := st.Namespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := system("episodes")
-	now := s.now()
+	c := access.System("episodes")
 	out := map[string]int{}
 	var errs []error
 	for _, ns := range nss {
 		sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
-		threads, err := s.store.Threads(ctx, sc)
+		threads, err := st.Threads(ctx, sc)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("episodes of %s: %w", ns, err))
 			continue
@@ -189,13 +203,13 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 			if t.Records < minRecords || now.Sub(t.Last) < idle {
 				continue
 			}
-			if ep, err := s.store.Get(ctx, sc, EpisodeID(ns, t.Name)); err == nil && ep.DeletedAt == nil && !ep.CreatedAt.Before(t.Last) {
+			if ep, err := st.Get(ctx, sc, EpisodeID(ns, t.Name)); err == nil && ep.DeletedAt == nil && !ep.CreatedAt.Before(t.Last) {
 				continue // up to date
 			} else if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 				errs = append(errs, fmt.Errorf("episode of %s/%s: %w", ns, t.Name, err))
 				continue
 			}
-			if _, err := s.Summarize(mnemo.WithCallerIn(ctx, c, ns), t.Name, 0); err != nil {
+			if _, err := svc.Summarize(mnemo.WithCallerIn(ctx, c, ns), t.Name, 0); err != nil {
 				if mnemo.ErrorCode(err) == mnemo.ENOTFOUND { // nothing to summarise
 					continue
 				}
@@ -212,7 +226,7 @@ func (s *Service) SummarizeIdle(ctx context.Context, idle time.Duration, minReco
 // central sentences without repeats, within budget, in the order they
 // were said; it returns the text, the provenance and the number of
 // sentences.
-func (s *Service) ruleEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
+func (s Source) ruleEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
 	var sents []sentence
 	for i, r := range recs {
 		for _, t := range SplitSentences(r.Text) {
@@ -226,7 +240,7 @@ func (s *Service) ruleEpisode(ctx context.Context, thread, head string, recs []*
 	for i, x := range sents {
 		texts[i] = x.text
 	}
-	vecs, err := s.embedAll(ctx, texts)
+	vecs, err := s.Embed(ctx, texts)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -251,7 +265,7 @@ func (s *Service) ruleEpisode(ctx context.Context, thread, head string, recs []*
 		}
 	}
 
-	used := s.count(head)
+	used := s.Tokenizer.Count(head)
 	// Long threads: only the most central sentences compete.
 	cands := make([]int, len(sents))
 	for i := range cands {
@@ -271,14 +285,14 @@ func (s *Service) ruleEpisode(ctx context.Context, thread, head string, recs []*
 			}
 			red := 0.0
 			for _, j := range chosen {
-				red = math.Max(red, float64(dot(vecs[i], vecs[j])))
+				red = math.Max(red, float64(vec.Dot(vecs[i], vecs[j])))
 			}
 			if v := episodeLambda*central[i] - (1-episodeLambda)*red; v > bestScore {
 				best, bestScore = i, v
 			}
 		}
 		taken[best] = true
-		n := s.count(" " + sents[best].text)
+		n := s.Tokenizer.Count(" " + sents[best].text)
 		if used+n > budget {
 			continue // too long for what is left: try the next best
 		}
@@ -329,13 +343,13 @@ const maxEpisodeItems = 10 // per list
 // the text, the provenance (the thread, the messages the model read, the
 // model) and the number of items, or an error when the answer does not
 // fit the schema or nothing fits the budget.
-func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
+func (s Source) modelEpisode(ctx context.Context, thread, head string, recs []*mnemo.Record, budget int) (string, []string, int, error) {
 	// The most recent messages that fit, in the order they were said.
 	from := len(recs)
 	used := 0
 	for from > 0 {
-		n := min(len([]rune(oneLine(recs[from-1].Text))), chatMessageRunes) + 8
-		if used+n > chatMaterialRunes {
+		n := min(len([]rune(render.OneLine(recs[from-1].Text))), render.MessageRunes) + 8
+		if used+n > render.MaterialRunes {
 			break
 		}
 		used += n
@@ -348,7 +362,11 @@ func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []
 	for _, r := range recs[from:] {
 		msgs = append(msgs, extract.Message{ID: r.ID, Text: r.Text})
 	}
-	user, _ := numbered(msgs)
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		texts[i] = m.Text
+	}
+	user, _ := render.Numbered(texts)
 	var ans struct {
 		Discussed *[]string `json:"discussed"`
 		Decided   *[]string `json:"decided"`
@@ -357,7 +375,7 @@ func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []
 	}
 	out := map[string]**[]string{"discussed": &ans.Discussed, "decided": &ans.Decided, "changed": &ans.Changed, "open": &ans.Open}
 	answer := min(2*budget+100, 1500)
-	if err := s.chat.JSON(ctx, llm.Request{System: episodePrompt, User: user, MaxTokens: answer}, &ans); err != nil {
+	if err := s.Chat.JSON(ctx, llm.Request{System: episodePrompt, User: user, MaxTokens: answer}, &ans); err != nil {
 		return "", nil, 0, err
 	}
 	items := map[string][]string{}
@@ -371,8 +389,8 @@ func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []
 			return "", nil, 0, fmt.Errorf("%d items in %q, more than %d: %w", len(*l), k, maxEpisodeItems, llm.ErrInvalid)
 		}
 		for _, it := range *l {
-			it = oneLine(it)
-			if r := []rune(it); len(r) == 0 || len(r) > chatItemRunes {
+			it = render.OneLine(it)
+			if r := []rune(it); len(r) == 0 || len(r) > render.ItemRunes {
 				return "", nil, 0, fmt.Errorf("an item of %q has %d characters: %w", k, len(r), llm.ErrInvalid)
 			}
 			items[k] = append(items[k], strings.TrimRight(it, ".;"))
@@ -393,7 +411,7 @@ func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []
 		return b.String()
 	}
 	text := render()
-	for s.count(text) > budget && total > 0 {
+	for s.Tokenizer.Count(text) > budget && total > 0 {
 		for _, k := range episodeDrop {
 			if n := len(items[k]); n > 0 {
 				items[k] = items[k][:n-1]
@@ -410,6 +428,13 @@ func (s *Service) modelEpisode(ctx context.Context, thread, head string, recs []
 	for _, m := range msgs {
 		prov = append(prov, mnemo.MissedRef+m.ID)
 	}
-	prov = append(prov, "summary-by:"+s.chat.Name())
+	prov = append(prov, "summary-by:"+s.Chat.Name())
 	return text, prov, total, nil
+}
+
+func (s Source) logger() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
 }
