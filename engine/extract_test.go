@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -325,7 +326,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 		t.Fatalf("learned %+v", p)
 	}
 	// Learning again changes nothing; a third thread updates the same record.
-	if k, err := f.svc.LearnProcedures(mnemo.WithCallerIn(ctx, admin, "ops")); err != nil || k != 0 {
+	if k, err := episodes.LearnProcedures(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); err != nil || k != 0 {
 		t.Errorf("relearning wrote %d: %v", k, err)
 	}
 	say("shift-4", "Kim: Same drill here.", "Kim: To switch links:\n1. Stop the uplink\n2. Select the backup link\n3. Verify telemetry")

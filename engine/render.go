@@ -22,3 +22,6 @@ func scorePrefix(score float64) string {
 
 // joinRefs lists the short references of record ids (render.JoinRefs).
 func joinRefs(ids []string) string { return render.JoinRefs(ids) }
+
+// clipRunes shortens s to at most n runes (render.ClipRunes).
+func clipRunes(s string, n int) string { return render.ClipRunes(s, n) }

@@ -162,7 +162,7 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 		for _, r := range fresh {
 			if r.Thread != "" && !queued[r.Thread] {
 				queued[r.Thread] = true
-				s.queueExtract(c, sc.Namespace, r.Thread)
+				s.queueExtract(sc.Namespace, r.Thread)
 			}
 		}
 	}

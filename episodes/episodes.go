@@ -137,7 +137,7 @@ func Summarize(ctx context.Context, s Source, thread string, budget int) (*mnemo
 	chosen := 0
 	if s.Chat != nil {
 		if text, prov, chosen, err = s.modelEpisode(ctx, thread, head, recs, budget); err != nil {
-			s.logger().Warn("episode by the chat model failed: the rules summarised", "namespace", sc.Namespace, "thread", thread, "err", err)
+			logger(s.Log).Warn("episode by the chat model failed: the rules summarised", "namespace", sc.Namespace, "thread", thread, "err", err)
 		}
 	}
 	if text == "" {
@@ -362,11 +362,7 @@ func (s Source) modelEpisode(ctx context.Context, thread, head string, recs []*m
 	for _, r := range recs[from:] {
 		msgs = append(msgs, extract.Message{ID: r.ID, Text: r.Text})
 	}
-	texts := make([]string, len(msgs))
-	for i, m := range msgs {
-		texts[i] = m.Text
-	}
-	user, _ := render.Numbered(texts)
+	user, _ := numbered(msgs)
 	var ans struct {
 		Discussed *[]string `json:"discussed"`
 		Decided   *[]string `json:"decided"`
@@ -432,9 +428,10 @@ func (s Source) modelEpisode(ctx context.Context, thread, head string, recs []*m
 	return text, prov, total, nil
 }
 
-func (s Source) logger() *slog.Logger {
-	if s.Log == nil {
+// logger is l, or one that discards when l is nil.
+func logger(l *slog.Logger) *slog.Logger {
+	if l == nil {
 		return slog.New(slog.DiscardHandler)
 	}
-	return s.Log
+	return l
 }

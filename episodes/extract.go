@@ -1,10 +1,12 @@
-package engine
+package episodes
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,21 +14,38 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/internal/access"
 	"github.com/mnemo-dev/mnemo/internal/render"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
 // Extraction runs in the background, off the write path: after a write
-// adds messages to a thread, a job checks whether the thread has gained
-// ExtractEvery messages since its last extraction and, if so, stores the
-// candidates the rules find in them (source "extracted", confidence 0.5,
-// "record:<message id>" and "thread:<name>" as provenance, near-duplicates
-// merged). Candidates carry no thread, so they never trigger extraction.
+// adds messages to a thread, the engine queues a job that checks whether
+// the thread has gained Every messages since its last extraction and, if
+// so, stores the candidates the rules find in them (source "extracted",
+// confidence 0.5, "record:<message id>" and "thread:<name>" as
+// provenance, near-duplicates merged). Candidates carry no thread, so they
+// never trigger extraction.
 
+// Extractor extracts memories from the messages of threads.
+type Extractor struct {
+	Store   mnemo.Store
+	Records mnemo.Recorder // writes the memories, as ExtractCaller
+	Chat    llm.Model      // nil: the rules alone
+	Log     *slog.Logger   // the chat model's failures; nil discards them
+	// Every is how many new messages a thread needs before Thread
+	// extracts from it (unless asked for fewer).
+	Every int
+	// Lock takes the lock of a thread's writers and returns its release.
+	Lock func(ns, thread string) func()
+}
+
+// extractJob is one extraction: a thread, as whom, and the messages it
+// needs (0: Every).
 type extractJob struct {
 	c          mnemo.Caller
 	ns, thread string
-	min        int // messages needed to extract; 0: ExtractEvery
+	min        int
 }
 
 // extractState is what extraction remembers per thread: the last message
@@ -53,15 +72,15 @@ func legacyExtractKey(ns, thread string) (string, bool) {
 }
 
 // loadExtractState returns the thread's extraction state (zero if none).
-func (s *Service) loadExtractState(ctx context.Context, ns, thread string) (extractState, error) {
+func (s Extractor) loadExtractState(ctx context.Context, ns, thread string) (extractState, error) {
 	var st extractState
-	v, ok, err := s.store.Setting(ctx, extractKey(ns, thread))
+	v, ok, err := s.Store.Setting(ctx, extractKey(ns, thread))
 	if err != nil {
 		return st, err
 	}
 	if !ok {
 		if key, unambiguous := legacyExtractKey(ns, thread); unambiguous {
-			if v, ok, err = s.store.Setting(ctx, key); err != nil {
+			if v, ok, err = s.Store.Setting(ctx, key); err != nil {
 				return st, err
 			}
 		}
@@ -74,50 +93,19 @@ func (s *Service) loadExtractState(ctx context.Context, ns, thread string) (extr
 	return st, nil
 }
 
-// queueExtract asks the extractor to look at a thread.
-func (s *Service) queueExtract(c mnemo.Caller, ns, thread string) {
-	if s.exQ == nil || thread == "" {
-		return
-	}
-	s.exPending.Add(1)
-	defer func() {
-		if recover() != nil { // queue closed during shutdown
-			s.exPending.Done()
-		}
-	}()
-	select {
-	case s.exQ <- extractJob{c: extractCaller, ns: ns, thread: thread}:
-	default:
-		s.exPending.Done()
-		s.log.Warn("extraction queue full: thread left for its next message", "thread", thread)
-	}
-}
-
-func (s *Service) extractor() {
-	defer close(s.exDone)
-	for j := range s.exQ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if n, err := s.extractThread(ctx, j); err != nil {
-			s.log.Warn("extraction failed", "namespace", j.ns, "thread", j.thread, "err", err)
-		} else if n > 0 {
-			s.log.Debug("extracted", "namespace", j.ns, "thread", j.thread, "candidates", n)
-		}
-		cancel()
-		s.exPending.Done()
-	}
-}
-
-// extractThread extracts from the thread's messages since its last
-// extraction when there are at least ExtractEvery of them, and returns
+// Thread extracts from the messages of a thread of namespace ns since its
+// last extraction when there are at least min of them (0: Every), reading
+// and writing as ExtractCaller, and returns
 // the number of candidates stored. The chat model, when configured, is
 // asked without the thread's lock held (a slow model never holds up the
 // thread's writers); the candidates and the new state are written under
 // it, only if no other extraction read the messages meanwhile.
-func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) {
-	unlock := s.threads.lock(j.ns, j.thread)
+func (s Extractor) Thread(ctx context.Context, ns, thread string, min int) (int, error) {
+	j := extractJob{c: ExtractCaller, ns: ns, thread: thread, min: min}
+	unlock := s.Lock(j.ns, j.thread)
 	st, recs, err := s.pendingMessages(ctx, j)
 	unlock()
-	if err != nil || len(recs) == 0 || len(recs) < cmp.Or(j.min, s.extractEvery) {
+	if err != nil || len(recs) == 0 || len(recs) < cmp.Or(j.min, s.Every) {
 		return 0, err
 	}
 	msgs := make([]extract.Message, len(recs))
@@ -127,16 +115,16 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 		byID[r.ID] = r
 	}
 	cands, by, conf := extract.Extract(msgs), "rules", 0.5
-	if s.chat != nil {
+	if s.Chat != nil {
 		mc, err := s.modelExtractByLevel(ctx, recs)
 		if err == nil {
-			cands, by, conf = mc, s.chat.Name(), 0.7
+			cands, by, conf = mc, s.Chat.Name(), 0.7
 		} else {
-			s.log.Warn("extraction by the chat model failed: the rules extracted", "namespace", j.ns, "thread", j.thread, "err", err)
+			logger(s.Log).Warn("extraction by the chat model failed: the rules extracted", "namespace", j.ns, "thread", j.thread, "err", err)
 		}
 	}
 
-	unlock = s.threads.lock(j.ns, j.thread)
+	unlock = s.Lock(j.ns, j.thread)
 	defer unlock()
 	if now, err := s.loadExtractState(ctx, j.ns, j.thread); err != nil {
 		return 0, err
@@ -153,18 +141,18 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 			Provenance: []string{mnemo.MissedRef + c.From, "thread:" + j.thread, "extracted-by:" + by}})
 	}
 	if len(in) > 0 {
-		if _, err := s.Remember(mnemo.WithCallerIn(ctx, j.c, j.ns), in, mnemo.WriteOptions{Dedup: true}); err != nil {
+		if _, err := s.Records.Remember(mnemo.WithCallerIn(ctx, j.c, j.ns), in, mnemo.WriteOptions{Dedup: true}); err != nil {
 			return 0, err
 		}
 	}
 	if slices.ContainsFunc(cands, func(c extract.Candidate) bool { return c.Kind == mnemo.KindProcedure }) {
-		if _, err := s.LearnProcedures(mnemo.WithCallerIn(ctx, j.c, j.ns)); err != nil {
-			s.log.Warn("learning procedures failed", "namespace", j.ns, "err", err)
+		if _, err := LearnProcedures(mnemo.WithCallerIn(ctx, j.c, j.ns), s.Records, s.Store); err != nil {
+			logger(s.Log).Warn("learning procedures failed", "namespace", j.ns, "err", err)
 		}
 	}
 	last := recs[len(recs)-1]
 	b, _ := json.Marshal(extractState{At: last.CreatedAt, ID: last.ID})
-	if err := s.store.SetSetting(ctx, extractKey(j.ns, j.thread), string(b)); err != nil {
+	if err := s.Store.SetSetting(ctx, extractKey(j.ns, j.thread), string(b)); err != nil {
 		return 0, err
 	}
 	return len(in), nil
@@ -172,7 +160,7 @@ func (s *Service) extractThread(ctx context.Context, j extractJob) (int, error) 
 
 // pendingMessages returns the thread's extraction state and the messages
 // it has not read, oldest first.
-func (s *Service) pendingMessages(ctx context.Context, j extractJob) (extractState, []*mnemo.Record, error) {
+func (s Extractor) pendingMessages(ctx context.Context, j extractJob) (extractState, []*mnemo.Record, error) {
 	st, err := s.loadExtractState(ctx, j.ns, j.thread)
 	if err != nil {
 		return st, nil, err
@@ -181,7 +169,7 @@ func (s *Service) pendingMessages(ctx context.Context, j extractJob) (extractSta
 	if !st.At.IsZero() {
 		f.Since = &st.At
 	}
-	recs, err := s.store.List(ctx, scopeOf(j.c, j.ns), mnemo.ListOptions{Filter: f, ByTime: true, Limit: 1000})
+	recs, err := s.Store.List(ctx, access.ScopeOf(j.c, j.ns), mnemo.ListOptions{Filter: f, ByTime: true, Limit: 1000})
 	if err != nil {
 		return st, nil, err
 	}
@@ -205,7 +193,6 @@ func (s *Service) pendingMessages(ctx context.Context, j extractJob) (extractSta
 
 // Bounds of a model call's material and answer.
 const (
-	chatItemRunes      = render.ItemRunes
 	extractAnswerToken = 1_500
 )
 
@@ -226,7 +213,7 @@ type modelMemory struct {
 // modelExtract asks the chat model for the memories of msgs and returns
 // them as candidates, or an error when the answer does not fit the schema
 // {"memories": [{"kind", "text", "message"}]} in every item, or is empty.
-func (s *Service) modelExtract(ctx context.Context, msgs []extract.Message) ([]extract.Candidate, error) {
+func (s Extractor) modelExtract(ctx context.Context, msgs []extract.Message) ([]extract.Candidate, error) {
 	user, n := numbered(msgs)
 	if n < len(msgs) {
 		return nil, fmt.Errorf("%d of %d messages fit the model's material bound: %w", n, len(msgs), llm.ErrInvalid)
@@ -234,7 +221,7 @@ func (s *Service) modelExtract(ctx context.Context, msgs []extract.Message) ([]e
 	var out struct {
 		Memories *[]modelMemory `json:"memories"`
 	}
-	if err := s.chat.JSON(ctx, llm.Request{System: extractPrompt, User: user, MaxTokens: extractAnswerToken}, &out); err != nil {
+	if err := s.Chat.JSON(ctx, llm.Request{System: extractPrompt, User: user, MaxTokens: extractAnswerToken}, &out); err != nil {
 		return nil, err
 	}
 	if out.Memories == nil || len(*out.Memories) == 0 {
@@ -252,7 +239,7 @@ func (s *Service) modelExtract(ctx context.Context, msgs []extract.Message) ([]e
 		if !slices.Contains(extract.Labels, m.Kind) {
 			return nil, fmt.Errorf("memory %d has kind %q: %w", i+1, m.Kind, llm.ErrInvalid)
 		}
-		if r := []rune(strings.TrimSpace(m.Text)); len(r) == 0 || len(r) > chatItemRunes {
+		if r := []rune(strings.TrimSpace(m.Text)); len(r) == 0 || len(r) > render.ItemRunes {
 			return nil, fmt.Errorf("memory %d has %d characters of text: %w", i+1, len(r), llm.ErrInvalid)
 		}
 		from := msgs[*m.Message-1]
@@ -277,8 +264,6 @@ func numbered(msgs []extract.Message) (string, int) {
 	}
 	return render.Numbered(texts)
 }
-
-func clipRunes(s string, n int) string { return render.ClipRunes(s, n) }
 
 // Procedures learned from repetition: the same sequence of steps,
 // extracted from at least two threads, becomes one procedure record
@@ -306,19 +291,19 @@ type procedureGroup struct {
 	recs  []*mnemo.Record
 }
 
-// LearnProcedures groups the namespace's extracted procedures (those the
+// LearnProcedures has svc group the namespace's extracted procedures (those the
 // caller may see) by their steps and writes, for each sequence seen in at
 // least two threads, the learned procedure: "Learned procedure (seen N
 // times in M threads): 1. … 2. …" with the steps as last said, the
 // messages and threads as provenance, as restricted as its most
 // restricted source. A learned procedure that is up to date is left as it
 // is. It returns the number written or updated.
-func (s *Service) LearnProcedures(ctx context.Context) (int, error) {
-	_, sc, err := writer(ctx)
+func LearnProcedures(ctx context.Context, svc mnemo.Recorder, st mnemo.Store) (int, error) {
+	_, sc, err := access.Writer(ctx)
 	if err != nil {
 		return 0, err
 	}
-	recs, err := s.store.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindProcedure}}, ByTime: true, Limit: maxLearnInput})
+	recs, err := st.List(ctx, sc, mnemo.ListOptions{Filter: mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindProcedure}}, ByTime: true, Limit: maxLearnInput})
 	if err != nil {
 		return 0, err
 	}
@@ -375,11 +360,11 @@ func (s *Service) LearnProcedures(ctx context.Context) (int, error) {
 			prov = prov[:maxLearnProvenance]
 		}
 		id := LearnedProcedureID(sc.Namespace, g.recs[0].ID)
-		old, err := s.store.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
+		old, err := st.Get(ctx, mnemo.Scope{Namespace: sc.Namespace, Clearance: mnemo.MaxAccessLevel}, id)
 		switch {
 		case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 			imp, conf := 0.6, 0.6
-			if _, err := s.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindProcedure, Text: text, Tags: []string{"learned"},
+			if _, err := svc.Remember(ctx, []mnemo.NewRecord{{ID: id, Kind: mnemo.KindProcedure, Text: text, Tags: []string{"learned"},
 				Source: "learned", Provenance: prov, Importance: &imp, Confidence: &conf, AccessLevel: level}}, mnemo.WriteOptions{}); err != nil {
 				return n, err
 			}
@@ -390,11 +375,100 @@ func (s *Service) LearnProcedures(ctx context.Context) (int, error) {
 		case old.Text == text && slices.Equal(old.Provenance, prov) && old.AccessLevel == level:
 			continue // up to date
 		default:
-			if _, err := s.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level}); err != nil {
+			if _, err := svc.Update(ctx, id, mnemo.RecordPatch{Text: &text, Provenance: &prov, AccessLevel: &level}); err != nil {
 				return n, err
 			}
 		}
 		n++
 	}
 	return n, nil
+}
+
+// Extraction as a periodic job (`mnemo serve --extract-every`): every
+// thread of every namespace that has messages extraction has not read yet
+// is extracted, whatever their number, at the job's pace. It runs beside
+// the job queued by writes (Config.ExtractEvery) and shares its state, so
+// no message is read twice.
+//
+// Visibility: extraction reads a thread whole (every access level) and
+// writes each memory at the access level of the message it came from, in
+// the message's namespace: an extracted memory is never more visible than
+// its source. The chat model, when configured, is asked about the
+// messages of one access level at a time, so that no memory it writes
+// can carry words of a message more restricted than the one it is
+// attributed to.
+
+// ExtractCaller is who extraction reads and writes as: it sees every
+// message of the thread's namespace, so that one writer's clearance never
+// hides messages from it (the thread's state moves past what it read).
+var ExtractCaller = access.System("extraction")
+
+// All extracts, in every namespace, the memories of each thread's
+// messages that no extraction has read yet, and returns the memories
+// stored per namespace. A thread or namespace that fails does not stop the
+// others: the errors, each naming its namespace and thread, are joined.
+func (s Extractor) All(ctx context.Context) (map[string]int, error) {
+	nss, err := s.Store.Namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	var errs []error
+	for _, ns := range nss {
+		threads, err := s.Store.Threads(ctx, mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("extraction in %s: %w", ns, err))
+			continue
+		}
+		for _, t := range threads {
+			if ctx.Err() != nil {
+				return out, errors.Join(append(errs, ctx.Err())...)
+			}
+			st, err := s.loadExtractState(ctx, ns, t.Name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("extraction of %s/%s: %w", ns, t.Name, err))
+				continue
+			}
+			if !st.At.IsZero() && t.Last.Before(st.At) {
+				continue // nothing new since the last extraction
+			}
+			n, err := s.Thread(ctx, ns, t.Name, 1)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("extraction of %s/%s: %w", ns, t.Name, err))
+				continue
+			}
+			if n > 0 {
+				out[ns] += n
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// modelExtractByLevel asks the chat model for the memories of recs, the
+// messages of each access level in a call of their own (in the order of
+// their first message), and returns the candidates of all calls, at most
+// extract.MaxCandidates. Any call's failure fails the whole: the rules
+// extract instead.
+func (s Extractor) modelExtractByLevel(ctx context.Context, recs []*mnemo.Record) ([]extract.Candidate, error) {
+	var levels []int
+	groups := map[int][]extract.Message{}
+	for _, r := range recs {
+		if _, ok := groups[r.AccessLevel]; !ok {
+			levels = append(levels, r.AccessLevel)
+		}
+		groups[r.AccessLevel] = append(groups[r.AccessLevel], extract.Message{ID: r.ID, Text: r.Text})
+	}
+	var out []extract.Candidate
+	for _, l := range levels {
+		cands, err := s.modelExtract(ctx, groups[l])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cands...)
+	}
+	if len(out) > extract.MaxCandidates {
+		out = out[:extract.MaxCandidates]
+	}
+	return out, nil
 }

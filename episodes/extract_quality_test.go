@@ -1,10 +1,9 @@
-package engine
+package episodes
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -152,7 +151,7 @@ func TestExtractionQuality(t *testing.T) {
 		t.Logf("no chat model measured (MNEMO_CHAT_URL unset or invalid: %v)", err)
 		return
 	}
-	s := &Service{chat: m, log: slog.New(slog.DiscardHandler)}
+	s := Extractor{Chat: m}
 	for _, file := range []string{"labelled.json", "heldout.json"} {
 		model := evaluate(t, file, func(msgs []extract.Message) ([]extract.Candidate, error) {
 			return s.modelExtract(context.Background(), msgs)

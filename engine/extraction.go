@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/episodes"
+)
+
+// Extraction (package episodes) runs in the background, off the write
+// path: a write that adds messages to a thread queues the thread, and the
+// extractor goroutine has episodes.Extractor read it once it has gained
+// Config.ExtractEvery messages. Close drains the queue; Flush waits for
+// it.
+
+// extractJob is a thread queued by a write.
+type extractJob struct{ ns, thread string }
+
+// extraction is the service's extractor: its store, itself as the writer
+// of the memories, the chat model and the thread locks of its writers.
+func (s *Service) extraction() episodes.Extractor {
+	return episodes.Extractor{Store: s.store, Records: s, Chat: s.chat, Log: s.log, Every: s.extractEvery,
+		Lock: func(ns, thread string) func() { return s.threads.lock(ns, thread) }}
+}
+
+// ExtractAll extracts, in every namespace, the memories of each thread's
+// messages that no extraction has read yet, and returns the memories
+// stored per namespace (serve's extraction job; episodes.Extractor.All).
+func (s *Service) ExtractAll(ctx context.Context) (map[string]int, error) {
+	return s.extraction().All(ctx)
+}
+
+// queueExtract asks the extractor to look at a thread.
+func (s *Service) queueExtract(ns, thread string) {
+	if s.exQ == nil || thread == "" {
+		return
+	}
+	s.exPending.Add(1)
+	defer func() {
+		if recover() != nil { // queue closed during shutdown
+			s.exPending.Done()
+		}
+	}()
+	select {
+	case s.exQ <- extractJob{ns: ns, thread: thread}:
+	default:
+		s.exPending.Done()
+		s.log.Warn("extraction queue full: thread left for its next message", "thread", thread)
+	}
+}
+
+func (s *Service) extractor() {
+	defer close(s.exDone)
+	x := s.extraction()
+	for j := range s.exQ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if n, err := x.Thread(ctx, j.ns, j.thread, 0); err != nil {
+			s.log.Warn("extraction failed", "namespace", j.ns, "thread", j.thread, "err", err)
+		} else if n > 0 {
+			s.log.Debug("extracted", "namespace", j.ns, "thread", j.thread, "candidates", n)
+		}
+		cancel()
+		s.exPending.Done()
+	}
+}
