@@ -291,6 +291,6 @@ func (s *Service) over(st mnemo.Store) *Service {
 	return &Service{
 		store: st, emb: s.emb, tok: s.tok, now: s.now, newID: s.newID, limits: s.limits, preset: s.preset,
 		halfs: s.halfs, candN: s.candN, triageCap: s.triageCap, rates: s.rates, log: s.log,
-		bg: s.bg, bgDone: s.bgDone, tokCache: make(map[string]int), noLearned: s.noLearned, thes: s.thes, chat: s.chat,
+		bg: s.bg, bgDone: s.bgDone, noLearned: s.noLearned, thes: s.thes, chat: s.chat,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -24,6 +25,13 @@ const tuneCacheTTL = 30 * time.Second
 type tunedEntry struct {
 	cfg *mnemo.ScoringConfig
 	at  time.Time
+}
+
+// configCache keeps each namespace's active configuration for
+// tuneCacheTTL.
+type configCache struct {
+	mu sync.Mutex
+	m  map[string]tunedEntry // namespace -> active configuration (nil: version 0)
 }
 
 // applyConfig sets p's base weights, half-lives and floor from c.
@@ -60,9 +68,9 @@ func (s *Service) activeConfig(ctx context.Context, ns string) (*mnemo.ScoringCo
 		return c, nil
 	}
 	now := time.Now()
-	s.tuneMu.Lock()
-	e, ok := s.tuned[ns]
-	s.tuneMu.Unlock()
+	s.tuned.mu.Lock()
+	e, ok := s.tuned.m[ns]
+	s.tuned.mu.Unlock()
 	if ok && now.Sub(e.at) < tuneCacheTTL {
 		return e.cfg, nil
 	}
@@ -75,12 +83,12 @@ func (s *Service) activeConfig(ctx context.Context, ns string) (*mnemo.ScoringCo
 		c := tuning.ConfigOf(t, t.Active, s.DefaultConfig)
 		cfg = &c
 	}
-	s.tuneMu.Lock()
-	if s.tuned == nil {
-		s.tuned = map[string]tunedEntry{}
+	s.tuned.mu.Lock()
+	if s.tuned.m == nil {
+		s.tuned.m = map[string]tunedEntry{}
 	}
-	s.tuned[ns] = tunedEntry{cfg: cfg, at: now}
-	s.tuneMu.Unlock()
+	s.tuned.m[ns] = tunedEntry{cfg: cfg, at: now}
+	s.tuned.mu.Unlock()
 	return cfg, nil
 }
 

@@ -85,8 +85,7 @@ type Service struct {
 	bgDone chan struct{}
 	closed sync.Once
 
-	tokMu    sync.Mutex
-	tokCache map[string]int
+	tokCache textCounts // token counts of short, repeated strings (countCached)
 
 	threads    threadLocks  // writes to one thread, one at a time
 	calib      calibrator   // the embedder's null similarity, for the relevance floor
@@ -96,15 +95,11 @@ type Service struct {
 	noLearned  bool         // Config.NoLearned
 	thes       *thesaurus.Thesaurus
 
-	extractEvery int
-	chat         llm.Model // Config.Chat
-	exQ          chan extractJob
-	exPending    sync.WaitGroup
-	exDone       chan struct{}
-	intents      *intentModel // Config.IntentModel; nil: the rules alone
+	chat    llm.Model    // Config.Chat
+	ex      extractQueue // Config.ExtractEvery: extraction's queue (extraction.go)
+	intents *intentModel // Config.IntentModel; nil: the rules alone
 
-	tuneMu sync.Mutex
-	tuned  map[string]tunedEntry // namespace -> active tuned weights, cached
+	tuned configCache // each namespace's active configuration, cached (config.go)
 }
 
 // New checks the store's embedder against cfg.Embedder and returns a Service.
@@ -120,12 +115,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
-		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, extractEvery: cfg.ExtractEvery, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
-		chat:     cfg.Chat,
-		rates:    newRateTracker(cfg.Store),
-		bg:       make(chan job, 4096),
-		bgDone:   make(chan struct{}),
-		tokCache: make(map[string]int),
+		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
+		chat:   cfg.Chat,
+		rates:  newRateTracker(cfg.Store),
+		bg:     make(chan job, 4096),
+		bgDone: make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -162,9 +156,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Chat != nil && cfg.IntentModel {
 		s.intents = newIntentModel(cfg.Chat, s.log, s.now)
 	}
-	if s.extractEvery > 0 {
-		s.exQ = make(chan extractJob, 1024)
-		s.exDone = make(chan struct{})
+	if cfg.ExtractEvery > 0 {
+		s.ex.every = cfg.ExtractEvery
+		s.ex.q = make(chan extractJob, 1024)
+		s.ex.done = make(chan struct{})
 		go s.extractor()
 	}
 	return s, nil
@@ -177,9 +172,9 @@ func (s *Service) Close() error {
 		if s.intents != nil {
 			s.intents.close()
 		}
-		if s.exQ != nil {
-			close(s.exQ)
-			<-s.exDone
+		if s.ex.q != nil {
+			close(s.ex.q)
+			<-s.ex.done
 		}
 		close(s.bg)
 		<-s.bgDone
@@ -210,7 +205,7 @@ func (s *Service) Flush(ctx context.Context) error {
 	}
 	// Extraction jobs queued so far.
 	exDone := make(chan struct{})
-	go func() { s.exPending.Wait(); close(exDone) }()
+	go func() { s.ex.pending.Wait(); close(exDone) }()
 	select {
 	case <-exDone:
 		return nil
@@ -360,21 +355,28 @@ func dot(a, b []float32) float64 { return vec.Dot(a, b) }
 
 func (s *Service) count(text string) int { return s.tok.Count(text) }
 
+// textCounts caches the token counts of short, repeated strings.
+type textCounts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
 // countCached counts short, repeated strings (headers, score prefixes).
 func (s *Service) countCached(text string) int {
-	s.tokMu.Lock()
-	n, ok := s.tokCache[text]
-	s.tokMu.Unlock()
+	c := &s.tokCache
+	c.mu.Lock()
+	n, ok := c.m[text]
+	c.mu.Unlock()
 	if ok {
 		return n
 	}
 	n = s.tok.Count(text)
-	s.tokMu.Lock()
-	if len(s.tokCache) > 4096 {
-		s.tokCache = make(map[string]int)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) > 4096 {
+		c.m = make(map[string]int)
 	}
-	s.tokCache[text] = n
-	s.tokMu.Unlock()
+	c.m[text] = n
+	c.mu.Unlock()
 	return n
 }
 

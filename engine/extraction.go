@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/episodes"
@@ -16,10 +17,19 @@ import (
 // extractJob is a thread queued by a write.
 type extractJob struct{ ns, thread string }
 
+// extractQueue is the threads writes queued for extraction; q is nil when
+// extraction on write is off.
+type extractQueue struct {
+	every   int // Config.ExtractEvery
+	q       chan extractJob
+	pending sync.WaitGroup // jobs queued and not yet done (Flush)
+	done    chan struct{}  // closed when the extractor has drained q
+}
+
 // extraction is the service's extractor: its store, itself as the writer
 // of the memories, the chat model and the thread locks of its writers.
 func (s *Service) extraction() episodes.Extractor {
-	return episodes.Extractor{Store: s.store, Records: s, Chat: s.chat, Log: s.log, Every: s.extractEvery,
+	return episodes.Extractor{Store: s.store, Records: s, Chat: s.chat, Log: s.log, Every: s.ex.every,
 		Lock: func(ns, thread string) func() { return s.threads.lock(ns, thread) }}
 }
 
@@ -32,27 +42,27 @@ func (s *Service) ExtractAll(ctx context.Context) (map[string]int, error) {
 
 // queueExtract asks the extractor to look at a thread.
 func (s *Service) queueExtract(ns, thread string) {
-	if s.exQ == nil || thread == "" {
+	if s.ex.q == nil || thread == "" {
 		return
 	}
-	s.exPending.Add(1)
+	s.ex.pending.Add(1)
 	defer func() {
 		if recover() != nil { // queue closed during shutdown
-			s.exPending.Done()
+			s.ex.pending.Done()
 		}
 	}()
 	select {
-	case s.exQ <- extractJob{ns: ns, thread: thread}:
+	case s.ex.q <- extractJob{ns: ns, thread: thread}:
 	default:
-		s.exPending.Done()
+		s.ex.pending.Done()
 		s.log.Warn("extraction queue full: thread left for its next message", "thread", thread)
 	}
 }
 
 func (s *Service) extractor() {
-	defer close(s.exDone)
+	defer close(s.ex.done)
 	x := s.extraction()
-	for j := range s.exQ {
+	for j := range s.ex.q {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		if n, err := x.Thread(ctx, j.ns, j.thread, 0); err != nil {
 			s.log.Warn("extraction failed", "namespace", j.ns, "thread", j.thread, "err", err)
@@ -60,6 +70,6 @@ func (s *Service) extractor() {
 			s.log.Debug("extracted", "namespace", j.ns, "thread", j.thread, "candidates", n)
 		}
 		cancel()
-		s.exPending.Done()
+		s.ex.pending.Done()
 	}
 }

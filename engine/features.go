@@ -121,7 +121,7 @@ func (s *Service) rankedIDs(ctx context.Context, sc mnemo.Scope, query string, w
 
 // dropTuned forgets the cached configuration of namespace ns.
 func (s *Service) dropTuned(ns string) {
-	s.tuneMu.Lock()
-	delete(s.tuned, ns)
-	s.tuneMu.Unlock()
+	s.tuned.mu.Lock()
+	delete(s.tuned.m, ns)
+	s.tuned.mu.Unlock()
 }

@@ -157,7 +157,7 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 			}
 		}
 	}
-	if s.exQ != nil {
+	if s.ex.q != nil {
 		queued := map[string]bool{}
 		for _, r := range fresh {
 			if r.Thread != "" && !queued[r.Thread] {
