@@ -54,12 +54,6 @@ type learnedVecs struct {
 
 const learnedVecsSize = 8192
 
-// learnedWeight is the learned channel's share of a record's score: the
-// score of the other factors counts (1 − learnedWeight), the learned
-// strength learnedWeight. Chosen on LoCoMo conversations 1–5 among 0.1 to
-// 0.6 (recall@10 rose to 0.3 and fell after); 6–10 held out gained too.
-const learnedWeight = 0.3
-
 // sim is the learned similarity of r, whose distinct index terms are
 // terms, to the query whose learned vector is q.
 func (l *learned) sim(q []float32, r *mnemo.Record, terms func() []string) float64 {

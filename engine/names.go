@@ -19,10 +19,6 @@ import (
 // provenance reference ends in ":Name" (author:, operator:, speaker:) or
 // its component is the name — ranks higher (factor name_boost).
 
-// nameBoost multiplies the score of a relevant record by a named person or
-// of a named component.
-const nameBoost = 1.1
-
 // queryNames returns the lower-cased names of q: its capitalised words
 // (words.Compounds: "Jean-Luc", "O'Brien") but the first, without a
 // possessive "'s". spans are q's words (words.SpanList).

@@ -174,7 +174,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	if lm != nil {
 		fl.learnedNull = lm.textNull
 		qLearn = lm.m.EmbedPieces(cq.pieces)
-		rk.weights[mnemo.FactorLearned] = learnedWeight
+		rk.weights[mnemo.FactorLearned] = score.LearnedWeight
 	}
 	exps, err := s.keepExpansions(ctx, sc, fl, s.expand(cq, lm))
 	if err != nil {
@@ -367,6 +367,8 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			}
 		}
 	}
+	// Every candidate's factors fuse into its score (score.Ranking.Fuse).
+	fuse := score.Ranking{Preset: p, Weights: w, Intent: intent, Alpha: alpha, MaxRelevance: maxRel, Learned: qLearn != nil}
 	rk.hits = make([]mnemo.ScoredRecord, 0, len(cands))
 	for _, c := range cands {
 		r := c.rec
@@ -382,46 +384,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			Confidence: r.Confidence,
 			Frequency:  score.Frequency(r.AccessCount),
 		}
-		var sv float64
-		factors := fa.Map()
-		if alpha > 0 {
-			fa.Criticality = r.Criticality
-			factors[mnemo.FactorCriticality] = r.Criticality
-			sv = round4(score.TriageScore(alpha, r.Criticality, c.sem))
-		} else if p.GatePriors {
-			gate := 0.0
-			if maxRel > 0 {
-				gate = score.Relevance(w, fa) / maxRel
-			}
-			factors["gate"] = round4(gate)
-			sv = p.GatedScore(w, fa, gate)
-		} else {
-			sv = p.Score(w, fa)
+		cs := score.Candidate{Factors: fa, Criticality: r.Criticality, Kind: r.Kind, Learned: c.learned,
+			HasThread: threadMass != nil && r.Thread != "", InInterval: iv.contains(r.CreatedAt), ByName: byName(r, names)}
+		if cs.HasThread {
+			cs.Thread = score.ThreadFactor(threadMass[r.Thread], bestThread)
 		}
-		if qLearn != nil && alpha == 0 {
-			// The learned channel, fused with the rest at its weight.
-			factors[mnemo.FactorLearned] = round4(c.learned)
-			sv = (1-learnedWeight)*sv + learnedWeight*c.learned
-		}
-		if threadMass != nil && r.Thread != "" {
-			th := score.ThreadFactor(threadMass[r.Thread], bestThread)
-			factors[mnemo.FactorThread] = round4(th)
-			sv = p.WithThread(sv, th)
-		}
-		if alpha == 0 {
-			if b := score.KindBoost(intent, r.Kind); b != 1 {
-				factors["kind_boost"] = b
-				sv = math.Min(1, round4(sv*b))
-			}
-			if iv.contains(r.CreatedAt) {
-				factors["time_boost"] = timeBoost
-				sv = math.Min(1, round4(sv*timeBoost))
-			}
-			if byName(r, names) {
-				factors["name_boost"] = nameBoost
-				sv = math.Min(1, round4(sv*nameBoost))
-			}
-		}
+		sv, factors := fuse.Fuse(cs)
 		if iv != nil && c.why != nil {
 			c.why.Interval = iv.String()
 		}
@@ -552,7 +520,7 @@ func clamp01(x float64) float64 {
 	return x
 }
 
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+func round4(x float64) float64 { return score.Round4(x) }
 
 // logRetrieval records the retrieval and bumps access counters off the
 // request path. It returns the retrieval's id, which a correction names

@@ -34,10 +34,6 @@ func (iv *interval) contains(t time.Time) bool {
 	return iv != nil && !t.Before(iv.from) && t.Before(iv.to)
 }
 
-// timeBoost multiplies the score of a relevant record created inside the
-// query's interval.
-const timeBoost = 1.2
-
 var monthNames = map[string]time.Month{}
 
 func init() {

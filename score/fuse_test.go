@@ -1,0 +1,44 @@
+package score_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/score"
+)
+
+// Fuse: the composite score, then each share and boost in turn, each named
+// in the breakdown; triage replaces them all by criticality and
+// similarity.
+func TestFuse(t *testing.T) {
+	p := score.Default()
+	w := p.Weights
+	fa := score.Factors{Semantic: 0.5, Keyword: 0.4, Recency: 0.3, Importance: 0.5, Confidence: 0.5, Frequency: 0}
+	k := score.Ranking{Preset: p, Weights: w, Intent: score.IntentGeneral, MaxRelevance: score.Relevance(w, fa)}
+	base, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact})
+	want := p.Score(w, fa)
+	if p.GatePriors {
+		want = p.GatedScore(w, fa, 1) // the best candidate keeps its priors
+	}
+	if base != want {
+		t.Errorf("score %v, want %v", base, want)
+	}
+	if _, ok := f["time_boost"]; ok {
+		t.Errorf("a boost without reason: %v", f)
+	}
+	boosted, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact, InInterval: true, ByName: true})
+	if want := min(1, score.Round4(min(1, score.Round4(base*score.TimeBoost))*score.NameBoost)); boosted != want ||
+		f["time_boost"] != score.TimeBoost || f["name_boost"] != score.NameBoost {
+		t.Errorf("boosted %v %v, want %v", boosted, f, want)
+	}
+	k.Learned = true
+	learned, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact, Learned: 1})
+	if want := (1-score.LearnedWeight)*base + score.LearnedWeight; learned != want || f[mnemo.FactorLearned] != 1 {
+		t.Errorf("learned %v %v, want %v", learned, f, want)
+	}
+	k.Learned, k.Alpha = false, 0.5
+	tri, f := k.Fuse(score.Candidate{Factors: fa, Criticality: 0.9, Kind: mnemo.KindFact, InInterval: true})
+	if want := score.Round4(score.TriageScore(0.5, 0.9, fa.Semantic)); tri != want || f[mnemo.FactorCriticality] != 0.9 || f["time_boost"] != 0 {
+		t.Errorf("triage %v %v, want %v", tri, f, want)
+	}
+}
