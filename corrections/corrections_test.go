@@ -8,40 +8,41 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 )
 
 func TestCorrectionSignal(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
-	facts := f.remember(t, "ops",
+	facts := f.Remember(t, "ops",
 		mnemo.NewRecord{Text: "Pass briefs state the backup-link status", Component: "pass-planning"},
 		mnemo.NewRecord{Text: "The Svalbard uplink limit is 120 W", Component: "uplink"},
 	)
 	// Two retrievals today, one three days ago.
-	f.now = f.now.Add(-72 * time.Hour)
-	if _, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "uplink limit"}); err != nil {
+	f.Now = f.Now.Add(-72 * time.Hour)
+	if _, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: "uplink limit"}); err != nil {
 		t.Fatal(err)
 	}
-	f.now = f.now.Add(72 * time.Hour)
-	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "plan tonight's Svalbard pass", Budget: 2000})
+	f.Now = f.Now.Add(72 * time.Hour)
+	d, err := f.Svc.Digest(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.DigestRequest{Task: "plan tonight's Svalbard pass", Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.RetrievalID == "" {
 		t.Fatal("the digest has no retrieval id")
 	}
-	rc, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: "backup link"})
+	rc, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: "backup link"})
 	if err != nil || rc.RetrievalID == "" || rc.RetrievalID == d.RetrievalID {
 		t.Fatalf("recall retrieval id %q (%v)", rc.RetrievalID, err)
 	}
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	correction := func(c mnemo.Correction, prov []string, level int) mnemo.NewRecord {
 		return mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "operator correction: " + c.Summary, Correction: &c,
 			Provenance: prov, AccessLevel: level}
 	}
-	f.remember(t, "ops",
+	f.Remember(t, "ops",
 		correction(mnemo.Correction{Category: "pass-planning", Component: "pass-planning", Outcome: mnemo.OutcomeModified,
 			Summary: "brief lacked the backup-link status", RetrievalID: d.RetrievalID, MissingContext: true},
 			[]string{mnemo.MissedRef + facts[0].ID, "operator:kim"}, 0),
@@ -52,8 +53,8 @@ func TestCorrectionSignal(t *testing.T) {
 		correction(mnemo.Correction{Category: "secret", Summary: "restricted", MissingContext: true}, nil, 3),
 	)
 
-	rep, err := f.svc.Corrections(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "lead", Clearance: 1, Role: mnemo.RoleAdmin}, "ops"),
-		mnemo.CorrectionRequest{Since: f.now.Add(-7 * 24 * time.Hour), Bucket: mnemo.BucketDay})
+	rep, err := f.Svc.Corrections(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "lead", Clearance: 1, Role: mnemo.RoleAdmin}, "ops"),
+		mnemo.CorrectionRequest{Since: f.Now.Add(-7 * 24 * time.Hour), Bucket: mnemo.BucketDay})
 
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestCorrectionSignal(t *testing.T) {
 	}
 
 	var triples []mnemo.CorrectionTriple
-	n, err := f.svc.CorrectionTriples(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, func(tr mnemo.CorrectionTriple) error {
+	n, err := f.Svc.CorrectionTriples(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, func(tr mnemo.CorrectionTriple) error {
 		triples = append(triples, tr)
 		return nil
 	})
@@ -104,10 +105,10 @@ func TestCorrectionSignal(t *testing.T) {
 
 	for name, req := range map[string]mnemo.CorrectionRequest{
 		"bad bucket":       {Bucket: "fortnight"},
-		"since after":      {Since: f.now, Until: f.now.Add(-time.Hour)},
-		"too many periods": {Since: f.now.Add(-10 * 365 * 24 * time.Hour), Bucket: mnemo.BucketDay},
+		"since after":      {Since: f.Now, Until: f.Now.Add(-time.Hour)},
+		"too many periods": {Since: f.Now.Add(-10 * 365 * 24 * time.Hour), Bucket: mnemo.BucketDay},
 	} {
-		if _, err := f.svc.Corrections(mnemo.WithCallerIn(ctx, admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.Svc.Corrections(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
 		}
 	}

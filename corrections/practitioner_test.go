@@ -9,27 +9,28 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/corrections"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 )
 
 // Recurring corrections of an operator become one structured pattern per
 // category and component: the typical fix, the count, the outcomes, the
 // corrections as sources, tagged with the operator; never the raw text.
 func TestDistillCorrections(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
 	day := 24 * time.Hour
 	n := 0
 	cor := func(op, cat, comp, summary, outcome string, level int) mnemo.NewRecord {
 		n++
 		r := mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "RAW chat text the operator typed, number " + string(rune('a'+n)),
-			At: at(f.now.Add(time.Duration(n-30) * day)), AccessLevel: level,
+			At: enginetest.Ptr(f.Now.Add(time.Duration(n-30) * day)), AccessLevel: level,
 			Correction: &mnemo.Correction{Category: cat, Component: comp, Outcome: outcome, Summary: summary}}
 		if op != "" {
 			r.Provenance = []string{"operator:" + op}
 		}
 		return r
 	}
-	w := f.remember(t, "ops",
+	w := f.Remember(t, "ops",
 		cor("anna", "units", "planner", "Power is given in watts, not dBm.", mnemo.OutcomeModified, 0),
 		cor("anna", "units", "planner", "Pass times are UTC", mnemo.OutcomeRejected, 0),
 		cor("anna", "units", "planner", "Power is given in watts, not dBm.", mnemo.OutcomeModified, 2),
@@ -42,11 +43,11 @@ func TestDistillCorrections(t *testing.T) {
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 		cor("", "units", "planner", "no operator named", mnemo.OutcomeModified, 0),
 	)
-	got, err := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store())
+	got, err := corrections.Distill(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), f.Svc, f.Svc.Store())
 	if err != nil || got != 2 {
 		t.Fatalf("distilled %d: %v", got, err)
 	}
-	anna, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), corrections.PatternID("ops", "anna", "units", "planner"))
+	anna, err := f.Svc.Get(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), corrections.PatternID("ops", "anna", "units", "planner"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,37 +62,37 @@ func TestDistillCorrections(t *testing.T) {
 	}
 	// The tag selects one operator's patterns; a reader without clearance
 	// does not see a pattern built on a restricted correction.
-	mine, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"operator:ben"}}})
+	mine, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"operator:ben"}}})
 	if err != nil || len(mine) != 1 || !strings.HasPrefix(mine[0].Text, "Operator ben corrects units in planner: 3 times") ||
 		!strings.Contains(mine[0].Text, "Typical fix: Azimuth in degrees (3 times). Outcomes: 2 accepted, 1 modified.") {
 		t.Fatalf("ben's patterns %v %v", mine, err)
 	}
-	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "reader", Role: mnemo.RoleAdmin}, "ops"), anna.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.Svc.Get(mnemo.WithCallerIn(ctx, mnemo.Caller{Name: "reader", Role: mnemo.RoleAdmin}, "ops"), anna.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("a reader without clearance sees the restricted pattern: %v", err)
 	}
 	// Again: nothing changes. A fourth correction updates the pattern; a
 	// forgotten correction counts no more.
-	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); got != 0 {
+	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), f.Svc, f.Svc.Store()); got != 0 {
 		t.Errorf("a second pass wrote %d", got)
 	}
-	f.remember(t, "ops", cor("anna", "style", "briefs", "Shorter briefs", mnemo.OutcomeModified, 0))
-	if _, err := f.svc.Forget(mnemo.WithCallerIn(ctx, admin, "ops"), w[1].ID); err != nil {
+	f.Remember(t, "ops", cor("anna", "style", "briefs", "Shorter briefs", mnemo.OutcomeModified, 0))
+	if _, err := f.Svc.Forget(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), w[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); got != 2 {
+	if got, _ := corrections.Distill(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), f.Svc, f.Svc.Store()); got != 2 {
 		t.Errorf("third pass wrote %d, want anna's style pattern and her units one updated", got)
 	}
-	anna, _ = f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), anna.ID)
+	anna, _ = f.Svc.Get(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), anna.ID)
 	if anna.Text != "Operator anna corrects units in planner: 2 times, 2026-10-03 – 2026-10-05. Typical fix: Power is given in watts, not dBm (2 times). Outcomes: 2 modified." {
 		t.Errorf("after a forgotten correction: %q", anna.Text)
 	}
 	// A digest of the practitioner scope for the operator's work finds it.
-	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "planner power units", Scope: mnemo.ScopePractitioner,
+	d, err := f.Svc.Digest(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.DigestRequest{Task: "planner power units", Scope: mnemo.ScopePractitioner,
 		Budget: 1000, Filter: mnemo.Filter{Tags: []string{"operator:anna"}}})
 	if err != nil || !strings.Contains(d.Markdown, "Operator anna corrects units in planner") || strings.Contains(d.Markdown, "RAW") {
 		t.Errorf("digest: %v\n%s", err, d.Markdown)
 	}
-	all, err := corrections.DistillAll(ctx, f.svc, f.svc.Store())
+	all, err := corrections.DistillAll(ctx, f.Svc, f.Svc.Store())
 	if err != nil || len(all) != 0 {
 		t.Errorf("distil all: %v %v", all, err)
 	}

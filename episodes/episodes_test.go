@@ -12,12 +12,13 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/episodes"
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 )
 
 func TestSummarizeThread(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
-	start := f.now.Add(-2 * time.Hour)
+	start := f.Now.Add(-2 * time.Hour)
 	turns := []string{
 		"Anna: The Svalbard pass at 02:10 lost the uplink for four minutes. We switched to the backup link.",
 		"Ben: Was the backup link stable? The telemetry gap worries me.",
@@ -28,11 +29,11 @@ func TestSummarizeThread(t *testing.T) {
 	}
 	var in []mnemo.NewRecord
 	for i, tx := range turns {
-		in = append(in, mnemo.NewRecord{Text: tx, Thread: "shift-7", At: at(start.Add(time.Duration(i) * time.Minute))})
+		in = append(in, mnemo.NewRecord{Text: tx, Thread: "shift-7", At: enginetest.Ptr(start.Add(time.Duration(i) * time.Minute))})
 	}
-	f.remember(t, "ops", in...)
+	f.Remember(t, "ops", in...)
 
-	res, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 70)
+	res, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), "shift-7", 70)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSummarizeThread(t *testing.T) {
 	if !strings.HasPrefix(r.Text, "Episode of shift-7 (") || !strings.Contains(r.Text, "6 messages") {
 		t.Errorf("text %q", r.Text)
 	}
-	if n := f.tok.Count(r.Text); n > 70 {
+	if n := f.Tok.Count(r.Text); n > 70 {
 		t.Errorf("episode is %d tokens, over the budget of 70: %q", n, r.Text)
 	}
 	if strings.Contains(r.Text, "Thanks!") {
@@ -56,33 +57,42 @@ func TestSummarizeThread(t *testing.T) {
 		t.Errorf("episode time %v, want the last turn's", r.CreatedAt)
 	}
 	// A larger budget keeps more; summarising again updates the one episode.
-	f.remember(t, "ops", mnemo.NewRecord{Text: "Anna: Template updated, the backup-link status is now a required field.",
-		Thread: "shift-7", At: at(start.Add(10 * time.Minute))})
-	again, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 400)
+	f.Remember(t, "ops", mnemo.NewRecord{Text: "Anna: Template updated, the backup-link status is now a required field.",
+		Thread: "shift-7", At: enginetest.Ptr(start.Add(10 * time.Minute))})
+	again, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), "shift-7", 400)
 	if err != nil || again.Created || again.Record.ID != r.ID || again.Records != 7 || again.Chosen <= res.Chosen {
 		t.Fatalf("second summary: %+v %v", again, err)
 	}
-	if hist, _ := f.svc.History(mnemo.WithCallerIn(ctx, admin, "ops"), r.ID); len(hist) != 2 {
+	if hist, _ := f.Svc.History(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), r.ID); len(hist) != 2 {
 		t.Errorf("history has %d revisions, want 2", len(hist))
 	}
-	d, err := f.svc.Digest(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.DigestRequest{Task: "what happened with the backup link on the Svalbard pass", Budget: 2000})
+	d, err := f.Svc.Digest(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.DigestRequest{Task: "what happened with the backup link on the Svalbard pass", Budget: 2000})
 	if err != nil || !strings.Contains(d.Markdown, "episode — Episode of shift-7") {
 		t.Errorf("digest lacks the episode: %v\n%s", err, d.Markdown)
 	}
 
-	f.remember(t, "ops", mnemo.NewRecord{Text: "a lone turn", Thread: "solo"})
+	f.Remember(t, "ops", mnemo.NewRecord{Text: "a lone turn", Thread: "solo"})
 	for name, call := range map[string]func() error{
-		"one record": func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "solo", 0); return err },
-		"no thread":  func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "nope", 0); return err },
+		"one record": func() error {
+			_, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), "solo", 0)
+			return err
+		},
+		"no thread": func() error {
+			_, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), "nope", 0)
+			return err
+		},
 	} {
 		if err := call(); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.ENOTFOUND)
 		}
 	}
 	for name, call := range map[string]func() error{
-		"empty name": func() error { _, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), " ", 0); return err },
+		"empty name": func() error {
+			_, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), " ", 0)
+			return err
+		},
 		"tiny budget": func() error {
-			_, err := f.svc.Summarize(mnemo.WithCallerIn(ctx, admin, "ops"), "shift-7", 5)
+			_, err := f.Svc.Summarize(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), "shift-7", 5)
 			return err
 		},
 	} {
@@ -101,34 +111,34 @@ func TestSplitSentencesKeepsTheSpeaker(t *testing.T) {
 }
 
 func TestSummarizeIdleThreads(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
-	start := f.now.Add(-3 * time.Hour)
+	start := f.Now.Add(-3 * time.Hour)
 	add := func(thread string, n int, from time.Time) {
 		for i := range n {
-			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Anna: The relay pass number %d of %s went through the backup link.", i, thread),
-				Thread: thread, At: at(from.Add(time.Duration(i) * time.Minute))})
+			f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Anna: The relay pass number %d of %s went through the backup link.", i, thread),
+				Thread: thread, At: enginetest.Ptr(from.Add(time.Duration(i) * time.Minute))})
 		}
 	}
 	add("quiet", 5, start)                     // idle for hours: summarised
 	add("short", 2, start)                     // too few records
-	add("busy", 5, f.now.Add(-10*time.Minute)) // still active
-	got, err := episodes.SummarizeIdle(ctx, f.svc, f.svc.Store(), f.svc.Now(), time.Hour, 4)
+	add("busy", 5, f.Now.Add(-10*time.Minute)) // still active
+	got, err := episodes.SummarizeIdle(ctx, f.Svc, f.Svc.Store(), f.Svc.Now(), time.Hour, 4)
 	if err != nil || got["ops"] != 1 {
 		t.Fatalf("first pass: %v %v", got, err)
 	}
-	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "ops"), episodes.EpisodeID("ops", "quiet")); err != nil {
+	if _, err := f.Svc.Get(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), episodes.EpisodeID("ops", "quiet")); err != nil {
 		t.Fatalf("no episode for the quiet thread: %v", err)
 	}
-	if got, _ := episodes.SummarizeIdle(ctx, f.svc, f.svc.Store(), f.svc.Now(), time.Hour, 4); got["ops"] != 0 {
+	if got, _ := episodes.SummarizeIdle(ctx, f.Svc, f.Svc.Store(), f.Svc.Now(), time.Hour, 4); got["ops"] != 0 {
 		t.Errorf("second pass rewrote an up-to-date episode: %v", got)
 	}
-	f.now = f.now.Add(2 * time.Hour) // busy goes quiet; quiet gains a record, then goes quiet again
-	add("quiet", 1, f.now.Add(-90*time.Minute))
-	if got, _ := episodes.SummarizeIdle(ctx, f.svc, f.svc.Store(), f.svc.Now(), time.Hour, 4); got["ops"] != 2 {
+	f.Now = f.Now.Add(2 * time.Hour) // busy goes quiet; quiet gains a record, then goes quiet again
+	add("quiet", 1, f.Now.Add(-90*time.Minute))
+	if got, _ := episodes.SummarizeIdle(ctx, f.Svc, f.Svc.Store(), f.Svc.Now(), time.Hour, 4); got["ops"] != 2 {
 		t.Errorf("third pass: %v, want busy's new episode and quiet's refresh", got)
 	}
-	threads, err := f.svc.Threads(mnemo.WithCallerIn(ctx, admin, "ops"))
+	threads, err := f.Svc.Threads(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"))
 	if err != nil || len(threads) != 3 || threads[0].Name != "quiet" || threads[0].Records != 6 {
 		t.Errorf("threads %+v %v", threads, err)
 	}
@@ -158,13 +168,13 @@ func TestEpisodeQuality(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, budget := range []int{mnemo.DefaultEpisodeBudget, 80} {
-			f := open(t, "", nil)
+			f := enginetest.Clocked(t, "", nil)
 			kept, total := map[string]int{}, map[string]int{}
 			for _, th := range set.Threads {
 				for i, m := range th.Messages {
-					f.remember(t, "ops", mnemo.NewRecord{Text: m.Text, Thread: th.Name, At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+					f.Remember(t, "ops", mnemo.NewRecord{Text: m.Text, Thread: th.Name, At: enginetest.Ptr(f.Now.Add(time.Duration(i-60) * time.Minute))})
 				}
-				res, err := f.svc.Summarize(mnemo.WithCallerIn(context.Background(), admin, "ops"), th.Name, budget)
+				res, err := f.Svc.Summarize(mnemo.WithCallerIn(context.Background(), enginetest.Admin, "ops"), th.Name, budget)
 				if err != nil {
 					t.Fatal(err)
 				}

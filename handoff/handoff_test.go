@@ -8,40 +8,41 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 )
 
 func TestHandoff(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
 	day := 24 * time.Hour
 	cor := func(op, cat, comp, summary string, missing bool) mnemo.NewRecord {
 		return mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "correction: " + summary, Provenance: []string{"operator:" + op},
 			Correction: &mnemo.Correction{Category: cat, Component: comp, Outcome: mnemo.OutcomeModified, Summary: summary, MissingContext: missing}}
 	}
-	old := f.remember(t, "ops",
-		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use the Kiruna station as backup", At: at(f.now.Add(-30 * day)),
+	old := f.Remember(t, "ops",
+		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Use the Kiruna station as backup", At: enginetest.Ptr(f.Now.Add(-30 * day)),
 			Decision: &mnemo.Decision{Title: "old backup", Decision: "Kiruna"}},
-		mnemo.NewRecord{Text: "Who owns the new antenna calibration?", Tags: []string{mnemo.QuestionTag}, At: at(f.now.Add(-20 * day))},
+		mnemo.NewRecord{Text: "Who owns the new antenna calibration?", Tags: []string{mnemo.QuestionTag}, At: enginetest.Ptr(f.Now.Add(-20 * day))},
 	)
-	w := f.remember(t, "ops",
+	w := f.Remember(t, "ops",
 		cor("kim", "pass-planning", "uplink", "brief lacked the backup-link status", true),
 		cor("kim", "pass-planning", "uplink", "pass window off by one minute", false),
 		cor("kim", "style", "", "shorter briefs", false),
 		cor("lee", "style", "", "not kim's", false),
-		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Route tonight's passes via Svalbard", At: at(f.now.Add(-2 * day)),
+		mnemo.NewRecord{Kind: mnemo.KindDecision, Text: "Route tonight's passes via Svalbard", At: enginetest.Ptr(f.Now.Add(-2 * day)),
 			Decision: &mnemo.Decision{Title: "routing", Decision: "Svalbard", Principle: "two-operator sign-off",
 				Alternatives: []mnemo.Alternative{{Option: "Wait for Kiruna", Reason: "misses the window"}}}},
-		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Uplink power dropped below limit", Component: "uplink", Criticality: fp(0.9), At: at(f.now.Add(-day))},
-		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Routine telemetry sample", Component: "uplink", Criticality: fp(0.3), At: at(f.now.Add(-day))},
-		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Backup link saturated", Component: "uplink", Criticality: fp(0.8), At: at(f.now.Add(-day + 2*time.Hour))},
-		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Thermal alarm on the power amplifier", Component: "thermal", Criticality: fp(0.95), At: at(f.now.Add(-day + 30*time.Minute))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Uplink power dropped below limit", Component: "uplink", Criticality: enginetest.Ptr(0.9), At: enginetest.Ptr(f.Now.Add(-day))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Routine telemetry sample", Component: "uplink", Criticality: enginetest.Ptr(0.3), At: enginetest.Ptr(f.Now.Add(-day))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Backup link saturated", Component: "uplink", Criticality: enginetest.Ptr(0.8), At: enginetest.Ptr(f.Now.Add(-day + 2*time.Hour))},
+		mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Thermal alarm on the power amplifier", Component: "thermal", Criticality: enginetest.Ptr(0.95), At: enginetest.Ptr(f.Now.Add(-day + 30*time.Minute))},
 	)
 	decision, critical, saturated, thermal := w[4].ID, w[5].ID, w[7].ID, w[8].ID
 	// An event naming its cause in its provenance.
-	named := f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Pass aborted", Component: "ops", Criticality: fp(0.9),
-		Provenance: []string{"caused-by:" + thermal}, At: at(f.now.Add(-day + 3*time.Hour))})[0].ID
+	named := f.Remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindEvent, Text: "Pass aborted", Component: "ops", Criticality: enginetest.Ptr(0.9),
+		Provenance: []string{"caused-by:" + thermal}, At: enginetest.Ptr(f.Now.Add(-day + 3*time.Hour))})[0].ID
 
-	h, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.HandoffRequest{From: "kim"})
+	h, err := f.Svc.Handoff(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.HandoffRequest{From: "kim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,16 +76,16 @@ func TestHandoff(t *testing.T) {
 			t.Errorf("handoff holds %q", not)
 		}
 	}
-	if n := f.tok.Count(h.Markdown); n != h.UsedTokens || n > h.Budget || h.Omitted != 0 {
+	if n := f.Tok.Count(h.Markdown); n != h.UsedTokens || n > h.Budget || h.Omitted != 0 {
 		t.Errorf("used %d, counted %d, budget %d, omitted %d", h.UsedTokens, n, h.Budget, h.Omitted)
 	}
 	// Everyone's corrections, on a tight budget: exact, within it, and
 	// the omitted lines counted.
-	tight, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.HandoffRequest{Budget: 80})
+	tight, err := f.Svc.Handoff(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.HandoffRequest{Budget: 80})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := f.tok.Count(tight.Markdown); n != tight.UsedTokens || n > 80 || tight.Omitted == 0 || !strings.Contains(tight.Markdown, "corrections of everyone") {
+	if n := f.Tok.Count(tight.Markdown); n != tight.UsedTokens || n > 80 || tight.Omitted == 0 || !strings.Contains(tight.Markdown, "corrections of everyone") {
 		t.Errorf("tight: used %d, counted %d, omitted %d:\n%s", tight.UsedTokens, n, tight.Omitted, tight.Markdown)
 	}
 	if tight.Patterns[1].Corrections != 2 { // style: kim's and lee's
@@ -93,14 +94,14 @@ func TestHandoff(t *testing.T) {
 	for name, req := range map[string]mnemo.HandoffRequest{
 		"budget too small": {Budget: 5},
 		"negative budget":  {Budget: -1},
-		"future since":     {Since: f.now.Add(day)},
+		"future since":     {Since: f.Now.Add(day)},
 		"two-line name":    {From: "kim\nlee"},
 	} {
-		if _, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		if _, err := f.Svc.Handoff(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), req); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: %v, want %s", name, err, mnemo.EINVALID)
 		}
 	}
-	empty, err := f.svc.Handoff(mnemo.WithCallerIn(ctx, admin, "quiet"), mnemo.HandoffRequest{})
+	empty, err := f.Svc.Handoff(mnemo.WithCallerIn(ctx, enginetest.Admin, "quiet"), mnemo.HandoffRequest{})
 	if err != nil || !strings.Contains(empty.Markdown, "Nothing recorded") {
 		t.Errorf("empty namespace: %v\n%s", err, empty.Markdown)
 	}

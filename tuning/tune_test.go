@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
 	"github.com/mnemo-dev/mnemo/score"
 	"github.com/mnemo-dev/mnemo/tuning"
 )
@@ -24,7 +25,7 @@ var chatter = []string{"went fine this morning", "ran late because of traffic", 
 // rules buried under fresh chatter — tunes its weights towards importance,
 // passes the guardrails, and can roll back.
 func TestTuneFromCorrections(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
 	day := 24 * time.Hour
 	topics := strings.Fields("valve antenna battery thruster gyro radiator hatch beacon heater pump " +
@@ -32,16 +33,16 @@ func TestTuneFromCorrections(t *testing.T) {
 	type target struct{ id, query string }
 	var targets []target
 	for _, w := range topics {
-		rule := f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s procedure with the safety officer is mandatory, signed by every shift lead", w),
-			Importance: fp(1), At: at(f.now.Add(-200 * day))})[0]
+		rule := f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s procedure with the safety officer is mandatory, signed by every shift lead", w),
+			Importance: enginetest.Ptr(1.0), At: enginetest.Ptr(f.Now.Add(-200 * day))})[0]
 		for j, how := range chatter {
-			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s procedure with the safety officer %s", w, how),
-				Importance: fp(0.3), At: at(f.now.Add(-time.Duration(j+1) * day))})
+			f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s procedure with the safety officer %s", w, how),
+				Importance: enginetest.Ptr(0.3), At: enginetest.Ptr(f.Now.Add(-time.Duration(j+1) * day))})
 		}
 		targets = append(targets, target{rule.ID, w + " procedure safety officer"})
 	}
 	inTop := func(tg target, k int) bool {
-		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: k})
+		res, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: k})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,14 +54,14 @@ func TestTuneFromCorrections(t *testing.T) {
 		return false
 	}
 	// Too little data: a refusal, not an error.
-	res, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
+	res, err := f.Svc.Tune(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil || res.Accepted || !strings.Contains(res.Reason, "not enough validation data") {
 		t.Fatalf("tune without corrections: %+v %v", res, err)
 	}
 	// Each miss is corrected, naming its retrieval and the missing rule.
 	missed := 0
 	for _, tg := range targets {
-		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: tuning.TuneK})
+		res, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: tg.query, K: tuning.TuneK})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,10 +73,10 @@ func TestTuneFromCorrections(t *testing.T) {
 			continue
 		}
 		missed++
-		if err := f.svc.Flush(ctx); err != nil {
+		if err := f.Svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		f.remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "the brief missed the standing rule",
+		f.Remember(t, "ops", mnemo.NewRecord{Kind: mnemo.KindCorrection, Text: "the brief missed the standing rule",
 			Provenance: []string{mnemo.MissedRef + tg.id},
 			Correction: &mnemo.Correction{Category: "rules", Outcome: mnemo.OutcomeModified, RetrievalID: res.RetrievalID, MissingContext: true}})
 	}
@@ -83,14 +84,14 @@ func TestTuneFromCorrections(t *testing.T) {
 		t.Fatalf("only %d of %d rules were missed: the scenario does not bury them", missed, len(targets))
 	}
 
-	dry, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, true)
+	dry, err := f.Svc.Tune(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, true)
 	if err != nil || !dry.Accepted || !dry.DryRun || dry.Version != 0 {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	if tn, _ := f.svc.Tuning(mnemo.WithCallerIn(ctx, admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
+	if tn, _ := f.Svc.Tuning(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
 		t.Fatalf("a dry run saved a version: %+v", tn)
 	}
-	res, err = f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
+	res, err = f.Svc.Tune(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil || !res.Accepted || res.Version != 1 {
 		t.Fatalf("tune: %+v %v", res, err)
 	}
@@ -98,7 +99,7 @@ func TestTuneFromCorrections(t *testing.T) {
 	if !(res.After >= res.Before+tuning.MinTuneGain) || !(res.HeldOut[1] >= res.HeldOut[0]) {
 		t.Errorf("guardrails: %+v", res)
 	}
-	if again, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false); err != nil || again.Accepted ||
+	if again, err := f.Svc.Tune(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, false); err != nil || again.Accepted ||
 		!strings.Contains(again.Reason, "no setting") || again.From != res.To {
 		t.Errorf("tuning again from the tuned weights: %+v %v", again, err)
 	}
@@ -118,29 +119,29 @@ func TestTuneFromCorrections(t *testing.T) {
 	if found < len(targets)-2 {
 		t.Errorf("after tuning %d of %d rules are in the top %d", found, len(targets), tuning.TuneK)
 	}
-	rec, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: targets[0].query})
+	rec, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: targets[0].query})
 	if err != nil || rec.Weights[mnemo.FactorImportance] != w.Importance {
 		t.Errorf("recall does not report the tuned weights: %v %v", rec.Weights, err)
 	}
 	// Other namespaces and other presets are untouched.
-	if other, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "elsewhere"), mnemo.RecallRequest{Query: "x y"}); other.Weights[mnemo.FactorImportance] != score.Default().Weights.Importance {
+	if other, _ := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "elsewhere"), mnemo.RecallRequest{Query: "x y"}); other.Weights[mnemo.FactorImportance] != score.Default().Weights.Importance {
 		t.Errorf("another namespace took the tuning: %v", other.Weights)
 	}
-	if alma, _ := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: targets[0].query, Preset: "alma"}); alma.Weights[mnemo.FactorImportance] == w.Importance {
+	if alma, _ := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: targets[0].query, Preset: "alma"}); alma.Weights[mnemo.FactorImportance] == w.Importance {
 		t.Errorf("the alma preset took the default's tuning")
 	}
 
-	tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 0)
+	tn, err := f.Svc.Rollback(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), 0)
 	if err != nil || tn.Active != 0 || len(tn.Versions) != 1 || len(tn.Events) != 2 || tn.Events[1].Action != "rollback" {
 		t.Fatalf("rollback: %+v %v", tn, err)
 	}
 	if inTop(targets[0], tuning.TuneK) {
 		t.Error("after the rollback the first rule is in the top again")
 	}
-	if _, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 9); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := f.Svc.Rollback(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), 9); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("rollback to a missing version: %v", err)
 	}
-	if tn, err := f.svc.Rollback(mnemo.WithCallerIn(ctx, admin, "ops"), 1); err != nil || tn.Active != 1 || !inTop(targets[0], tuning.TuneK) {
+	if tn, err := f.Svc.Rollback(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), 1); err != nil || tn.Active != 1 || !inTop(targets[0], tuning.TuneK) {
 		t.Errorf("roll forward to version 1: %+v %v", tn, err)
 	}
 }
@@ -164,44 +165,44 @@ func idInSlot(prefix string, k, n int) string {
 // The guardrail: a setting that helps the search half but hurts the
 // held-out half is refused, and nothing changes.
 func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	ctx := context.Background()
 	day := 24 * time.Hour
 	correct := func(query, missedID, corID string) {
-		res, err := f.svc.Recall(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.RecallRequest{Query: query})
+		res, err := f.Svc.Recall(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.RecallRequest{Query: query})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.svc.Flush(ctx); err != nil {
+		if err := f.Svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		f.remember(t, "ops", mnemo.NewRecord{ID: corID, Kind: mnemo.KindCorrection, Text: "missing context",
+		f.Remember(t, "ops", mnemo.NewRecord{ID: corID, Kind: mnemo.KindCorrection, Text: "missing context",
 			Provenance: []string{mnemo.MissedRef + missedID},
 			Correction: &mnemo.Correction{Category: "c", Outcome: mnemo.OutcomeModified, RetrievalID: res.RetrievalID, MissingContext: true}})
 	}
 	// Search half: old important rules buried under fresh chatter.
 	// (The ids below are chosen so that sorted by hash they alternate.)
 	for i, w := range strings.Fields("valve antenna battery thruster gyro radiator") {
-		rule := f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s procedure with the safety officer is mandatory, signed by every shift lead", w),
-			Importance: fp(1), At: at(f.now.Add(-200 * day))})[0]
+		rule := f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s procedure with the safety officer is mandatory, signed by every shift lead", w),
+			Importance: enginetest.Ptr(1.0), At: enginetest.Ptr(f.Now.Add(-200 * day))})[0]
 		for j, how := range chatter {
-			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s procedure with the safety officer %s", w, how),
-				Importance: fp(0.3), At: at(f.now.Add(-time.Duration(j+1) * day))})
+			f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s procedure with the safety officer %s", w, how),
+				Importance: enginetest.Ptr(0.3), At: enginetest.Ptr(f.Now.Add(-time.Duration(j+1) * day))})
 		}
 		correct(w+" procedure safety officer", rule.ID, idInSlot("search", 2*i, 12)) // even: searched
 	}
 	// Held-out half: the fresh, unimportant note is what was needed, among
 	// old important rules.
 	for i, w := range strings.Fields("hatch beacon heater pump relay sensor") {
-		note := f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s check with the duty engineer moved to Tuesday", w),
-			Importance: fp(0.05), At: at(f.now.Add(-day))})[0]
+		note := f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Note: the %s check with the duty engineer moved to Tuesday", w),
+			Importance: enginetest.Ptr(0.05), At: enginetest.Ptr(f.Now.Add(-day))})[0]
 		for j, how := range chatter {
-			f.remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s check with the duty engineer %s", w, how),
-				Importance: fp(1), At: at(f.now.Add(-time.Duration(100+10*j) * day))})
+			f.Remember(t, "ops", mnemo.NewRecord{Text: fmt.Sprintf("Rule: the %s check with the duty engineer %s", w, how),
+				Importance: enginetest.Ptr(1.0), At: enginetest.Ptr(f.Now.Add(-time.Duration(100+10*j) * day))})
 		}
 		correct(w+" check duty engineer", note.ID, idInSlot("held", 2*i+1, 12)) // odd: held out
 	}
-	res, err := f.svc.Tune(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.CorrectionRequest{}, false)
+	res, err := f.Svc.Tune(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.CorrectionRequest{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestTuneRefusesWhatHurtsTheHeldOutHalf(t *testing.T) {
 	if res.Accepted || !strings.Contains(res.Reason, "held-out half") || !(res.After > res.Before) || !(res.HeldOut[1] < res.HeldOut[0]) {
 		t.Fatalf("want a refusal on the held-out half: %+v", res)
 	}
-	if tn, _ := f.svc.Tuning(mnemo.WithCallerIn(ctx, admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
+	if tn, _ := f.Svc.Tuning(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops")); tn.Active != 0 || len(tn.Versions) != 0 {
 		t.Errorf("a refused tuning was saved: %+v", tn)
 	}
 }
