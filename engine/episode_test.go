@@ -81,7 +81,7 @@ func TestEpisodeChatModelFallsBack(t *testing.T) {
 	for name, answer := range cases {
 		t.Run(name, func(t *testing.T) {
 			chat := newFakeChat(t, answer)
-			r := summarizeWith(t, chat.model(t, 200*time.Millisecond), 200).Record
+			r := summarizeWith(t, chat.model(t, callBound(name, 200*time.Millisecond)), 200).Record
 			if chat.calls() != 1 || strings.Contains(r.Text, "MODEL") || r.Provenance[len(r.Provenance)-1] != "summary-by:rules" {
 				t.Errorf("%d calls: %q %v", chat.calls(), r.Text, r.Provenance)
 			}

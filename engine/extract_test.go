@@ -228,7 +228,7 @@ func TestExtractionChatModelFallsBack(t *testing.T) {
 	for name, answer := range cases {
 		t.Run(name, func(t *testing.T) {
 			chat := newFakeChat(t, answer)
-			_, ex, _ := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, 200*time.Millisecond) })
+			_, ex, _ := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, callBound(name, 200*time.Millisecond)) })
 			if chat.calls() != 1 || len(ex) != len(want) || len(ex) == 0 {
 				t.Fatalf("%d calls, %d extracted, want %d by the rules", chat.calls(), len(ex), len(want))
 			}

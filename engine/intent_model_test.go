@@ -177,13 +177,7 @@ func TestIntentModelFailuresLeaveTheRules(t *testing.T) {
 	for name, answer := range models {
 		t.Run(name, func(t *testing.T) {
 			chat := newFakeChat(t, answer)
-			// Only the slow model needs a call bound it exceeds; the others
-			// get one no loaded machine reaches before the answer arrives.
-			bound := 10 * time.Second
-			if name == "slow" {
-				bound = 100 * time.Millisecond
-			}
-			f := intentFixture(t, chat, bound)
+			f := intentFixture(t, chat, callBound(name, 100*time.Millisecond))
 			recallIntent(t, f, "ops", generalQuery, "")
 			waitIntents(t, f)
 			for range 2 {
