@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func foldEntryOf(d *mnemo.Digest, id string) *mnemo.DigestEntry {
 // foldMemoryOf returns the digest's entry of the memory extracted from msg.
 func foldMemoryOf(d *mnemo.Digest, msg string) *mnemo.DigestEntry {
 	for i, e := range d.Entries {
-		if e.Kind == mnemo.KindDecision && contains(e.Provenance, mnemo.MissedRef+msg) {
+		if e.Kind == mnemo.KindDecision && slices.Contains(e.Provenance, mnemo.MissedRef+msg) {
 			return &d.Entries[i]
 		}
 	}

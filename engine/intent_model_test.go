@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/llmtest"
 	"github.com/mnemo-dev/mnemo/score"
 )
 
@@ -20,9 +21,9 @@ const generalQuery = "night pass brief for the Svalbard station"
 
 // intentFixture is a service asking chat for the intents the rules call
 // general.
-func intentFixture(t *testing.T, chat *fakeChat, timeout time.Duration) *fixture {
+func intentFixture(t *testing.T, chat *llmtest.FakeChat, timeout time.Duration) *fixture {
 	t.Helper()
-	f := open(t, "", func(c *engine.Config) { c.Chat = chat.model(t, timeout); c.IntentModel = true })
+	f := open(t, "", func(c *engine.Config) { c.Chat = chat.Model(t, timeout); c.IntentModel = true })
 	f.remember(t, "ops", mnemo.NewRecord{Text: "Night pass briefs list the Svalbard station first."})
 	return f
 }
@@ -54,7 +55,7 @@ func TestIntentByModel(t *testing.T) {
 	if score.Classify(generalQuery) != score.IntentGeneral {
 		t.Fatalf("the rules classify %q", generalQuery)
 	}
-	chat := newFakeChat(t, fixedAnswer(`{"intent": "howto", "confidence": 0.9}`))
+	chat := llmtest.NewFakeChat(t, llmtest.FixedAnswer(`{"intent": "howto", "confidence": 0.9}`))
 	f := intentFixture(t, chat, 5*time.Second)
 	if res := recallIntent(t, f, "ops", generalQuery, ""); res.Intent != "general" || res.IntentBy != "rules" {
 		t.Fatalf("first request: %s by %s", res.Intent, res.IntentBy)
@@ -79,8 +80,8 @@ func TestIntentByModel(t *testing.T) {
 	if want := p.ForIntent(score.IntentHowTo).Map(); fmt.Sprint(res.Weights["semantic"]) != fmt.Sprint(want["semantic"]) {
 		t.Fatalf("weights %v, want those of howto %v", res.Weights, want)
 	}
-	if chat.calls() != 1 {
-		t.Fatalf("the model was asked %d times for one query", chat.calls())
+	if chat.Calls() != 1 {
+		t.Fatalf("the model was asked %d times for one query", chat.Calls())
 	}
 	// Another namespace has its own answers.
 	if res := recallIntent(t, f, "lab", generalQuery, ""); res.IntentBy != "rules" {
@@ -95,12 +96,10 @@ func TestIntentByModel(t *testing.T) {
 		t.Fatalf("request: %s by %s", res.Intent, res.IntentBy)
 	}
 	waitIntents(t, f)
-	if chat.calls() != 2 {
-		t.Fatalf("%d model calls, want 2 (one per namespace)", chat.calls())
+	if chat.Calls() != 2 {
+		t.Fatalf("%d model calls, want 2 (one per namespace)", chat.Calls())
 	}
-	chat.mu.Lock()
-	defer chat.mu.Unlock()
-	for _, u := range chat.users {
+	for _, u := range chat.Users() {
 		if strings.Contains(u, "why did") || strings.Contains(u, "antennas") {
 			t.Fatalf("the model was asked about %q", u)
 		}
@@ -112,7 +111,7 @@ func TestIntentByModel(t *testing.T) {
 // bounded, and Close does not wait for the model either.
 func TestIntentModelNeverOnTheRequestPath(t *testing.T) {
 	started, release := make(chan struct{}, 1000), make(chan struct{})
-	chat := newFakeChat(t, func(_ http.ResponseWriter, _, _ string) (string, string) {
+	chat := llmtest.NewFakeChat(t, func(_ http.ResponseWriter, _, _ string) (string, string) {
 		started <- struct{}{}
 		<-release
 		return `{"intent": "rules"}`, "stop"
@@ -140,13 +139,13 @@ func TestIntentModelNeverOnTheRequestPath(t *testing.T) {
 	}
 	// One call in flight and a bounded queue behind it: the other
 	// queries were dropped, to be queued again by a later request.
-	if n := chat.calls(); n > 1+64 {
+	if n := chat.Calls(); n > 1+64 {
 		t.Fatalf("%d model calls for 201 queries", n)
 	}
 
 	// Close with a call in flight: it is cancelled, not waited for.
 	blocked := make(chan struct{})
-	chat2 := newFakeChat(t, func(_ http.ResponseWriter, _, _ string) (string, string) {
+	chat2 := llmtest.NewFakeChat(t, func(_ http.ResponseWriter, _, _ string) (string, string) {
 		started <- struct{}{}
 		<-blocked
 		return `{"intent": "rules"}`, "stop"
@@ -164,7 +163,7 @@ func TestIntentModelNeverOnTheRequestPath(t *testing.T) {
 // out-of-shape answers leave the rules' intent, and the query is not
 // asked again at once.
 func TestIntentModelFailuresLeaveTheRules(t *testing.T) {
-	models := brokenModels(`{"intent": "howto"}`)
+	models := llmtest.BrokenModels(`{"intent": "howto"}`)
 	for name, content := range map[string]string{
 		"unknown intent": `{"intent": "banana"}`,
 		"no intent":      `{"mood": "howto"}`,
@@ -172,12 +171,12 @@ func TestIntentModelFailuresLeaveTheRules(t *testing.T) {
 		"empty intent":   `{"intent": ""}`,
 		"not an object":  `["howto"]`,
 	} {
-		models[name] = fixedAnswer(content)
+		models[name] = llmtest.FixedAnswer(content)
 	}
 	for name, answer := range models {
 		t.Run(name, func(t *testing.T) {
-			chat := newFakeChat(t, answer)
-			f := intentFixture(t, chat, callBound(name, 100*time.Millisecond))
+			chat := llmtest.NewFakeChat(t, answer)
+			f := intentFixture(t, chat, llmtest.CallBound(name, 100*time.Millisecond))
 			recallIntent(t, f, "ops", generalQuery, "")
 			waitIntents(t, f)
 			for range 2 {
@@ -186,8 +185,8 @@ func TestIntentModelFailuresLeaveTheRules(t *testing.T) {
 				}
 				waitIntents(t, f)
 			}
-			if chat.calls() != 1 {
-				t.Fatalf("the failing model was asked %d times", chat.calls())
+			if chat.Calls() != 1 {
+				t.Fatalf("the failing model was asked %d times", chat.Calls())
 			}
 		})
 	}

@@ -1,8 +1,9 @@
-package engine_test
+package episodes_test
 
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/episodes"
+	"github.com/mnemo-dev/mnemo/internal/enginetest"
+	"github.com/mnemo-dev/mnemo/internal/llmtest"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -18,9 +21,9 @@ import (
 // extraction of the four, in the background; the candidates are stored as
 // low-confidence memories pointing at their messages.
 func TestExtractionEveryFourMessages(t *testing.T) {
-	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
+	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
 	ctx := context.Background()
-	start := f.now.Add(-time.Hour)
+	start := f.Now.Add(-time.Hour)
 	msgs := []string{
 		"Anna: The Svalbard pass lost the uplink for four minutes.",
 		"Ben: We decided to route night passes via Svalbard until Inuvik is back.",
@@ -31,16 +34,16 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	}
 	var ids []string
 	for i, m := range msgs {
-		w := f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: at(start.Add(time.Duration(i) * time.Minute))})
+		w := f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: enginetest.Ptr(start.Add(time.Duration(i) * time.Minute))})
 		ids = append(ids, w[0].ID)
-		if err := f.svc.Flush(ctx); err != nil { // one message at a time, as a chat arrives
+		if err := f.Svc.Flush(ctx); err != nil { // one message at a time, as a chat arrives
 			t.Fatal(err)
 		}
 	}
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
+	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,15 +73,15 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	}
 	// Two more messages: the next four (5-8) are read.
 	for i, m := range []string{"Ben: Noted.", "Anna: The maintenance window is 2026-12-02 at 14:00 and lasts 3 hours."} {
-		f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: at(start.Add(time.Duration(10+i) * time.Minute))})
-		if err := f.svc.Flush(ctx); err != nil {
+		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: enginetest.Ptr(start.Add(time.Duration(10+i) * time.Minute))})
+		if err := f.Svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
+	got, _ = f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
 	n := 0
 	var texts []string
 	for _, r := range got {
@@ -94,38 +97,38 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 
 // Extraction is off unless configured.
 func TestNoExtractionByDefault(t *testing.T) {
-	f := open(t, "", nil)
+	f := enginetest.Clocked(t, "", nil)
 	for i := range 8 {
-		f.remember(t, "ops", mnemo.NewRecord{Text: "We decided to route night passes via Svalbard, take " + string(rune('a'+i)), Thread: "t"})
+		f.Remember(t, "ops", mnemo.NewRecord{Text: "We decided to route night passes via Svalbard, take " + string(rune('a'+i)), Thread: "t"})
 	}
-	if err := f.svc.Flush(context.Background()); err != nil {
+	if err := f.Svc.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := f.store.Count(context.Background(), "ops"); n != 8 {
+	if n, _ := f.Svc.Store().Count(context.Background(), "ops"); n != 8 {
 		t.Errorf("%d records, want the 8 messages only", n)
 	}
 }
 
 // A Russian thread gives its memories too, stored like English ones.
 func TestExtractionRussianThread(t *testing.T) {
-	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
+	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
 	ctx := context.Background()
-	start := f.now.Add(-time.Hour)
+	start := f.Now.Add(-time.Hour)
 	for i, m := range []string{
 		"Анна: Ночью на пролёте над Шпицбергеном пропал аплинк на четыре минуты.",
 		"Борис: Мы решили вести ночные пролёты через Шпицберген, пока Инувик на обслуживании.",
 		"Анна: В брифе пролёта всегда должен быть статус резервного канала.",
 		"Кира: А кто подтверждает слот со станцией?",
 	} {
-		f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(start.Add(time.Duration(i) * time.Minute))})
-		if err := f.svc.Flush(ctx); err != nil {
+		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(start.Add(time.Duration(i) * time.Minute))})
+		if err := f.Svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
+	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +153,9 @@ var russianShift = []string{
 	"Кира: А кто подтверждает слот со станцией?",
 }
 
-func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*fixture, []*mnemo.Record, []string) {
+func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*enginetest.Fixture, []*mnemo.Record, []string) {
 	t.Helper()
-	f := open(t, "", func(c *engine.Config) {
+	f := enginetest.Clocked(t, "", func(c *engine.Config) {
 		c.ExtractEvery = 4
 		if model != nil {
 			c.Chat = model(t)
@@ -161,13 +164,13 @@ func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*fixture, []*m
 	ctx := context.Background()
 	var ids []string
 	for i, m := range russianShift {
-		w := f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+		w := f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(f.Now.Add(time.Duration(i-60) * time.Minute))})
 		ids = append(ids, w[0].ID)
 	}
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
+	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,18 +186,18 @@ func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*fixture, []*m
 // With a chat model, the model's memories are stored (any language), each
 // pointing at its message, with the model named in the provenance.
 func TestExtractionByChatModel(t *testing.T) {
-	chat := newFakeChat(t, fixedAnswer(`{"memories": [
+	chat := llmtest.NewFakeChat(t, llmtest.FixedAnswer(`{"memories": [
 		{"kind": "decision", "text": "Ночные пролёты ведём через Шпицберген, пока Инувик на обслуживании.", "message": 2, "confidence": 0.9},
 		{"kind": "rule", "text": "В каждом брифе пролёта указывается статус резервного канала.", "message": 3},
 		{"kind": "question", "text": "Кто подтверждает слот со станцией?", "message": 4}]}`))
-	_, ex, ids := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, time.Second) })
-	if chat.calls() != 1 || !strings.Contains(chat.users[0], "[2] Борис: Ок, значит ведём") {
-		t.Fatalf("%d calls: %q", chat.calls(), chat.users)
+	_, ex, ids := extractWith(t, func(t *testing.T) llm.Model { return chat.Model(t, time.Second) })
+	if chat.Calls() != 1 || !strings.Contains(chat.Users()[0], "[2] Борис: Ок, значит ведём") {
+		t.Fatalf("%d calls: %q", chat.Calls(), chat.Users())
 	}
 	byKind := map[string]*mnemo.Record{}
 	for _, r := range ex {
 		byKind[strings.SplitN(r.Text, " (", 2)[0]] = r
-		if !contains(r.Provenance, "extracted-by:chat:tiny") || r.Confidence != 0.7 {
+		if !slices.Contains(r.Provenance, "extracted-by:chat:tiny") || r.Confidence != 0.7 {
 			t.Errorf("record %q: provenance %v, confidence %v", r.Text, r.Provenance, r.Confidence)
 		}
 	}
@@ -203,7 +206,7 @@ func TestExtractionByChatModel(t *testing.T) {
 		t.Fatalf("extracted %d: %v", len(ex), byKind)
 	}
 	if dec.Text != "Decided (Борис): Ночные пролёты ведём через Шпицберген, пока Инувик на обслуживании." || dec.Decision == nil ||
-		dec.Provenance[0] != mnemo.MissedRef+ids[1] || rule.Scope != "/rules" || !contains(q.Tags, "question") || q.Provenance[0] != mnemo.MissedRef+ids[3] {
+		dec.Provenance[0] != mnemo.MissedRef+ids[1] || rule.Scope != "/rules" || !slices.Contains(q.Tags, "question") || q.Provenance[0] != mnemo.MissedRef+ids[3] {
 		t.Errorf("decision %+v\nrule %+v\nquestion %+v", dec, rule, q)
 	}
 }
@@ -212,7 +215,7 @@ func TestExtractionByChatModel(t *testing.T) {
 // the rules extract instead, and nothing of the model's answer is written.
 func TestExtractionChatModelFallsBack(t *testing.T) {
 	valid := `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 2}]}`
-	cases := brokenModels(valid)
+	cases := llmtest.BrokenModels(valid)
 	for name, content := range map[string]string{
 		"unknown kind":    `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 2}, {"kind": "opinion", "text": "MODEL: так себе", "message": 1}]}`,
 		"no such message": `{"memories": [{"kind": "decision", "text": "MODEL: ведём через Шпицберген.", "message": 9}]}`,
@@ -222,18 +225,18 @@ func TestExtractionChatModelFallsBack(t *testing.T) {
 		"other object":    `{"items": [{"kind": "decision", "text": "MODEL: ведём", "message": 2}]}`,
 		"wrong types":     `{"memories": [{"kind": "decision", "text": ["MODEL"], "message": "2"}]}`,
 	} {
-		cases[name] = fixedAnswer(content)
+		cases[name] = llmtest.FixedAnswer(content)
 	}
 	_, want, _ := extractWith(t, nil)
 	for name, answer := range cases {
 		t.Run(name, func(t *testing.T) {
-			chat := newFakeChat(t, answer)
-			_, ex, _ := extractWith(t, func(t *testing.T) llm.Model { return chat.model(t, callBound(name, 200*time.Millisecond)) })
-			if chat.calls() != 1 || len(ex) != len(want) || len(ex) == 0 {
-				t.Fatalf("%d calls, %d extracted, want %d by the rules", chat.calls(), len(ex), len(want))
+			chat := llmtest.NewFakeChat(t, answer)
+			_, ex, _ := extractWith(t, func(t *testing.T) llm.Model { return chat.Model(t, llmtest.CallBound(name, 200*time.Millisecond)) })
+			if chat.Calls() != 1 || len(ex) != len(want) || len(ex) == 0 {
+				t.Fatalf("%d calls, %d extracted, want %d by the rules", chat.Calls(), len(ex), len(want))
 			}
 			for _, r := range ex {
-				if strings.Contains(r.Text, "MODEL") || !contains(r.Provenance, "extracted-by:rules") || r.Confidence != 0.5 {
+				if strings.Contains(r.Text, "MODEL") || !slices.Contains(r.Provenance, "extracted-by:rules") || r.Confidence != 0.5 {
 					t.Errorf("record %q %v %v", r.Text, r.Provenance, r.Confidence)
 				}
 			}
@@ -246,15 +249,15 @@ func TestExtractionChatModelFallsBack(t *testing.T) {
 func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 	called, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	chat := newFakeChat(t, func(http.ResponseWriter, string, string) (string, string) {
+	chat := llmtest.NewFakeChat(t, func(http.ResponseWriter, string, string) (string, string) {
 		once.Do(func() { close(called) })
 		<-release
 		return `{"memories": [{"kind": "question", "text": "Кто подтверждает слот?", "message": 4}]}`, "stop"
 	})
-	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 4; c.Chat = chat.model(t, 5*time.Second) })
+	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4; c.Chat = chat.Model(t, 5*time.Second) })
 	ctx := context.Background()
 	for i, m := range russianShift {
-		f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: at(f.now.Add(time.Duration(i-60) * time.Minute))})
+		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(f.Now.Add(time.Duration(i-60) * time.Minute))})
 	}
 	select {
 	case <-called:
@@ -262,23 +265,23 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 		t.Fatal("the model was not asked")
 	}
 	start := time.Now()
-	f.remember(t, "ops", mnemo.NewRecord{Text: "Борис: Слот подтверждаю я, до 18:00.", Thread: "смена-7", At: at(f.now.Add(-time.Minute))})
+	f.Remember(t, "ops", mnemo.NewRecord{Text: "Борис: Слот подтверждаю я, до 18:00.", Thread: "смена-7", At: enginetest.Ptr(f.Now.Add(-time.Minute))})
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("a write to the thread waited %v for the model", d)
 	}
 	close(release)
-	if err := f.svc.Flush(ctx); err != nil {
+	if err := f.Svc.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{})
+	got, _ := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
 	n := 0
 	for _, r := range got {
 		if r.Source == "extracted" {
 			n++
 		}
 	}
-	if n != 1 || chat.calls() != 1 {
-		t.Errorf("%d extracted after %d calls, want the model's one memory from one call", n, chat.calls())
+	if n != 1 || chat.Calls() != 1 {
+		t.Errorf("%d extracted after %d calls, want the model's one memory from one call", n, chat.Calls())
 	}
 }
 
@@ -286,22 +289,22 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 // its messages, threads and count; a third thread updates it; a sequence
 // said in one thread only, or other steps, teach nothing.
 func TestProceduresLearnedFromRepetition(t *testing.T) {
-	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
+	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
 	ctx := context.Background()
 	n := 0
 	say := func(thread string, msgs ...string) []string {
 		var ids []string
 		for _, m := range msgs {
 			n++
-			ids = append(ids, f.remember(t, "ops", mnemo.NewRecord{Text: m, Thread: thread, At: at(f.now.Add(time.Duration(n-100) * time.Minute))})[0].ID)
+			ids = append(ids, f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: thread, At: enginetest.Ptr(f.Now.Add(time.Duration(n-100) * time.Minute))})[0].ID)
 		}
-		if err := f.svc.Flush(ctx); err != nil {
+		if err := f.Svc.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 		return ids
 	}
 	learned := func() []*mnemo.Record {
-		got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"learned"}}})
+		got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{Filter: mnemo.Filter{Tags: []string{"learned"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,12 +324,12 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 	p := got[0]
 	if p.Kind != mnemo.KindProcedure || p.Source != "learned" ||
 		p.Text != "Learned procedure (seen 3 times in 2 threads): 1. stop uplink 2. select the backup link now 3. verify telemetry frames" ||
-		!contains(p.Provenance, "thread:shift-1") || !contains(p.Provenance, "thread:shift-3") || !contains(p.Provenance, mnemo.MissedRef+a[1]) ||
-		!contains(p.Provenance, mnemo.MissedRef+b[1]) || contains(p.Provenance, "thread:shift-2") {
+		!slices.Contains(p.Provenance, "thread:shift-1") || !slices.Contains(p.Provenance, "thread:shift-3") || !slices.Contains(p.Provenance, mnemo.MissedRef+a[1]) ||
+		!slices.Contains(p.Provenance, mnemo.MissedRef+b[1]) || slices.Contains(p.Provenance, "thread:shift-2") {
 		t.Fatalf("learned %+v", p)
 	}
 	// Learning again changes nothing; a third thread updates the same record.
-	if k, err := episodes.LearnProcedures(mnemo.WithCallerIn(ctx, admin, "ops"), f.svc, f.svc.Store()); err != nil || k != 0 {
+	if k, err := episodes.LearnProcedures(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), f.Svc, f.Svc.Store()); err != nil || k != 0 {
 		t.Errorf("relearning wrote %d: %v", k, err)
 	}
 	say("shift-4", "Kim: Same drill here.", "Kim: To switch links:\n1. Stop the uplink\n2. Select the backup link\n3. Verify telemetry")
@@ -334,7 +337,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 	if len(got) != 1 || got[0].ID != p.ID || !strings.HasPrefix(got[0].Text, "Learned procedure (seen 4 times in 3 threads): ") {
 		t.Fatalf("after a third thread: %d, %+v", len(got), got)
 	}
-	if hist, _ := f.svc.History(mnemo.WithCallerIn(ctx, admin, "ops"), p.ID); len(hist) != 2 {
+	if hist, _ := f.Svc.History(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), p.ID); len(hist) != 2 {
 		t.Errorf("%d revisions, want 2", len(hist))
 	}
 	// Russian steps are learned the same way.
