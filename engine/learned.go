@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/semantic"
 	"github.com/mnemo-dev/mnemo/internal/stats"
-	"github.com/mnemo-dev/mnemo/semantic"
 )
 
 // The semantic channel learned from the store.

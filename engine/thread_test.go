@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/internal/bench"
 )
 
 // conversation is a short chat whose last turn names none of the words of

@@ -12,8 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/episodes"
-	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/internal/enginetest"
+	"github.com/mnemo-dev/mnemo/internal/extract"
 	"github.com/mnemo-dev/mnemo/internal/llmtest"
 	"github.com/mnemo-dev/mnemo/llm"
 )
@@ -154,7 +154,7 @@ func TestSummarizeIdleThreads(t *testing.T) {
 // docs/BENCHMARKS.md.
 func TestEpisodeQuality(t *testing.T) {
 	for _, file := range []string{"labelled.json", "heldout.json"} {
-		data, err := os.ReadFile("../extract/testdata/" + file)
+		data, err := os.ReadFile("../internal/extract/testdata/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}

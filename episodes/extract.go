@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/internal/access"
+	"github.com/mnemo-dev/mnemo/internal/extract"
 	"github.com/mnemo-dev/mnemo/internal/render"
 	"github.com/mnemo-dev/mnemo/llm"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/internal/extract"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -87,7 +87,7 @@ func (q quality) table() string {
 
 // evaluate runs extractor over every thread of the labelled set.
 func evaluate(t *testing.T, file string, extractor func([]extract.Message) ([]extract.Candidate, error)) quality {
-	data, err := os.ReadFile("../extract/testdata/" + file)
+	data, err := os.ReadFile("../internal/extract/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}

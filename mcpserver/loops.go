@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 )
 
 // Tool names of the namespace's scoring configuration and loops (read

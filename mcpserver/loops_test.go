@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 	"github.com/mnemo-dev/mnemo/server"
 )

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/server"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/tuning"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/tuning"
 )

@@ -24,8 +24,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/console"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/llm"
-	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/mcpserver"
 )
 

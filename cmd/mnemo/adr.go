@@ -7,8 +7,8 @@ import (
 	"reflect"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/adr"
-	"github.com/mnemo-dev/mnemo/safefile"
+	"github.com/mnemo-dev/mnemo/internal/adr"
+	"github.com/mnemo-dev/mnemo/internal/safefile"
 )
 
 // adrResult is what `mnemo adr` did.

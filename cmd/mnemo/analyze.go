@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/transcript"
+	"github.com/mnemo-dev/mnemo/internal/transcript"
 )
 
 // runAnalyze implements `mnemo analyze sessions [DIR] [--json] [--growth FILE]`:

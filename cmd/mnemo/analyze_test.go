@@ -14,7 +14,7 @@ import (
 )
 
 // analyzeFixtures are the hand-written transcripts of package transcript.
-var analyzeFixtures = filepath.Join("..", "..", "transcript", "testdata", "projects")
+var analyzeFixtures = filepath.Join("..", "..", "internal", "transcript", "testdata", "projects")
 
 func TestAnalyzeSessions(t *testing.T) {
 	ctx := context.Background()

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mnemo-dev/mnemo/bench"
+	"github.com/mnemo-dev/mnemo/internal/bench"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )

@@ -20,10 +20,10 @@ func TestBenchCommand(t *testing.T) {
 	if code, _, stderr := run1("bench", "nope"); code != 2 || !strings.Contains(stderr, "unknown bench") {
 		t.Errorf("unknown bench: exit %d %q", code, stderr)
 	}
-	if code, _, stderr := run1("bench", "locomo", "--data", "../../bench/testdata/locomo-tiny.json", "--k", "x"); code != 2 || !strings.Contains(stderr, "--k") {
+	if code, _, stderr := run1("bench", "locomo", "--data", "../../internal/bench/testdata/locomo-tiny.json", "--k", "x"); code != 2 || !strings.Contains(stderr, "--k") {
 		t.Errorf("bad --k: exit %d %q", code, stderr)
 	}
-	code, out, stderr := run1("bench", "locomo", "--data", "../../bench/testdata/locomo-tiny.json", "--json")
+	code, out, stderr := run1("bench", "locomo", "--data", "../../internal/bench/testdata/locomo-tiny.json", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

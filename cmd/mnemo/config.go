@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/loops"
-	"github.com/mnemo-dev/mnemo/safefile"
+	"github.com/mnemo-dev/mnemo/internal/loops"
+	"github.com/mnemo-dev/mnemo/internal/safefile"
 	"github.com/mnemo-dev/mnemo/tuning"
 )
 

@@ -16,7 +16,7 @@ import (
 func TestFileArgumentsReadRegularFilesOnly(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	dir := t.TempDir()
-	b, err := os.ReadFile("../../adr/testdata/decisions/0002-use-sqlite.md")
+	b, err := os.ReadFile("../../internal/adr/testdata/decisions/0002-use-sqlite.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/mnemo-dev/mnemo/gitlog"
+	"github.com/mnemo-dev/mnemo/internal/gitlog"
 )
 
 // cmdGit imports commits as records through the idempotent import path, so

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mnemo-dev/mnemo/safefile"
+	"github.com/mnemo-dev/mnemo/internal/safefile"
 )
 
 func cmdImport(ctx context.Context, a *app, args []string) error {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/llm"
-	"github.com/mnemo-dev/mnemo/loops"
 )
 
 // cmdLoop: `loop warm|cold [--once | --every D]`, `loop status`, `loop

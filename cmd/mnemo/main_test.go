@@ -381,7 +381,7 @@ func TestADRImportAndSync(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	dir := t.TempDir()
 	copyFile := func(name string) {
-		b, err := os.ReadFile(filepath.Join("../../adr/testdata/decisions", name))
+		b, err := os.ReadFile(filepath.Join("../../internal/adr/testdata/decisions", name))
 		if err != nil {
 			t.Fatal(err)
 		}

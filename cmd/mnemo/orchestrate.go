@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/internal/push"
 	"github.com/mnemo-dev/mnemo/llm"
-	"github.com/mnemo-dev/mnemo/push"
 )
 
 // cmdOrchestrate runs refresh cycles: once with --once, else every --every

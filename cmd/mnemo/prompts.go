@@ -8,7 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/capture"
-	"github.com/mnemo-dev/mnemo/prompts"
+	"github.com/mnemo-dev/mnemo/internal/prompts"
 )
 
 // runPrompts implements `mnemo prompts stats [--repo PATH] [--json] [--top N]`:

@@ -148,10 +148,10 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 		}
 	}
 	// ADRs import over the server too (caller-chosen ids, then gets and updates).
-	if out := remote("adr", "--scope", "/adr", "../../adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 3 added") {
+	if out := remote("adr", "--scope", "/adr", "../../internal/adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 3 added") {
 		t.Errorf("adr over the server:\n%s", out)
 	}
-	if out := remote("adr", "../../adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 0 added, 0 updated, 3 unchanged") {
+	if out := remote("adr", "../../internal/adr/testdata/decisions"); !strings.HasPrefix(out, "ADRs into default: 0 added, 0 updated, 3 unchanged") {
 		t.Errorf("adr again over the server:\n%s", out)
 	}
 	// The handoff names the time it was made, so local and remote differ

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/loops"
 	"github.com/mnemo-dev/mnemo/llm"
-	"github.com/mnemo-dev/mnemo/loops"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
