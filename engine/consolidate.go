@@ -311,6 +311,18 @@ func (s *Service) storeMerged(ctx context.Context, c mnemo.Caller, sc mnemo.Scop
 // none left out). A namespace that fails does not stop the others: the
 // errors, each naming its namespace, are joined.
 func (s *Service) ConsolidateAll(ctx context.Context, actor string) (map[string]int, error) {
+	return s.eachNamespace(ctx, actor, "consolidation", func(ctx context.Context) (int, error) {
+		res, err := s.Consolidate(ctx, false)
+		return len(res.Pairs), err
+	})
+}
+
+// eachNamespace runs job on every namespace of the store with full
+// clearance as actor (the context carries the caller and the namespace)
+// and returns, per namespace, the count job returns when it is not zero.
+// A namespace that fails does not stop the others: the errors, each naming
+// what and its namespace, are joined; a cancelled context stops the run.
+func (s *Service) eachNamespace(ctx context.Context, actor, what string, job func(context.Context) (int, error)) (map[string]int, error) {
 	nss, err := s.store.Namespaces(ctx)
 	if err != nil {
 		return nil, err
@@ -322,12 +334,12 @@ func (s *Service) ConsolidateAll(ctx context.Context, actor string) (map[string]
 		if ctx.Err() != nil {
 			return out, errors.Join(append(errs, ctx.Err())...)
 		}
-		res, err := s.Consolidate(mnemo.WithCallerIn(ctx, c, ns), false)
-		if len(res.Pairs) > 0 {
-			out[ns] = len(res.Pairs)
+		n, err := job(mnemo.WithCallerIn(ctx, c, ns))
+		if n > 0 {
+			out[ns] = n
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("consolidation of %s: %w", ns, err))
+			errs = append(errs, fmt.Errorf("%s of %s: %w", what, ns, err))
 		}
 	}
 	return out, errors.Join(errs...)

@@ -86,26 +86,13 @@ func (s *Service) Expire(ctx context.Context, opt mnemo.ExpireOptions) (*mnemo.E
 // A namespace that fails does not stop the others: the errors, each naming
 // its namespace, are joined.
 func (s *Service) ExpireAll(ctx context.Context, actor string, opt mnemo.ExpireOptions) (map[string]int, error) {
-	nss, err := s.store.Namespaces(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	var errs []error
-	c := system(actor)
-	for _, ns := range nss {
-		if ctx.Err() != nil {
-			return out, errors.Join(append(errs, ctx.Err())...)
+	return s.eachNamespace(ctx, actor, "expiry", func(ctx context.Context) (int, error) {
+		res, err := s.Expire(ctx, opt)
+		if res == nil {
+			return 0, err
 		}
-		res, err := s.Expire(mnemo.WithCallerIn(ctx, c, ns), opt)
-		if res != nil && len(res.Archived) > 0 {
-			out[ns] = len(res.Archived)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("expiry of %s: %w", ns, err))
-		}
-	}
-	return out, errors.Join(errs...)
+		return len(res.Archived), err
+	})
 }
 
 // Purge hard-deletes the records of a namespace that were forgotten or
