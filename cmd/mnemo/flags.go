@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -235,6 +236,25 @@ func (ff *filterFlags) filter() (mnemo.Filter, error) {
 		f.Kinds = append(f.Kinds, mnemo.Kind(k))
 	}
 	return f, nil
+}
+
+// filtered parses the flags of a filtered read (recall, list), checks
+// that there are want positional arguments (else a usage error saying
+// usage), builds the filter and opens the memory.
+func (a *app) filtered(ctx context.Context, fs *flag.FlagSet, ff *filterFlags, args []string, want int, usage string) (context.Context, mnemo.Service, mnemo.Filter, []string, error) {
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return ctx, nil, mnemo.Filter{}, nil, err
+	}
+	if len(pos) != want {
+		return ctx, nil, mnemo.Filter{}, nil, usagef("%s", usage)
+	}
+	f, err := ff.filter()
+	if err != nil {
+		return ctx, nil, f, nil, err
+	}
+	ctx, b, err := a.memory(ctx)
+	return ctx, b, f, pos, err
 }
 
 // recordFlags are the writable fields of a record, shared by remember and edit.

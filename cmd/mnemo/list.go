@@ -15,18 +15,7 @@ func cmdList(ctx context.Context, a *app, args []string) error {
 	limit := fs.Int("limit", 100, "page size")
 	after := fs.String("after", "", "continue after this id (the last of the previous page)")
 	all := fs.Bool("all", false, "include forgotten and superseded records")
-	pos, err := a.parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return usagef("list takes no arguments")
-	}
-	f, err := ff.filter()
-	if err != nil {
-		return err
-	}
-	ctx, b, err := a.memory(ctx)
+	ctx, b, f, _, err := a.filtered(ctx, fs, &ff, args, 0, "list takes no arguments")
 	if err != nil {
 		return err
 	}

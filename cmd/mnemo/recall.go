@@ -17,18 +17,7 @@ func cmdRecall(ctx context.Context, a *app, args []string) error {
 	preset := fs.String("preset", "", "scoring preset: default, aura or alma")
 	intent := fs.String("intent", "", "override the intent: general, recent, rules, howto, why")
 	minRel := minRelevanceFlag(fs)
-	pos, err := a.parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want exactly one QUERY argument")
-	}
-	f, err := ff.filter()
-	if err != nil {
-		return err
-	}
-	ctx, b, err := a.memory(ctx)
+	ctx, b, f, pos, err := a.filtered(ctx, fs, &ff, args, 1, "want exactly one QUERY argument")
 	if err != nil {
 		return err
 	}
