@@ -96,13 +96,9 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 	if !textOK(namespace) {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+storesql.RetrievalColumns+`
-		FROM retrievals WHERE namespace = $1 ORDER BY at DESC, rowid DESC LIMIT $2`, namespace, limit)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: retrievals: %w", err)
-	}
-	defer rows.Close()
-	out, err := storesql.Collect(rows, func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
+	out, err := storesql.Read(s.rowsOf(ctx, `SELECT `+storesql.RetrievalColumns+`
+		FROM retrievals WHERE namespace = $1 ORDER BY at DESC, rowid DESC LIMIT $2`, namespace, limit),
+		func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: retrievals: %w", err)
 	}
@@ -126,22 +122,10 @@ const eachPage = 500
 // included, in (id, namespace) order. It reads in pages, so fn may write to
 // the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
-	after, afterNS := "", ""
-	return storesql.Pages(eachPage, func() ([]*mnemo.Record, error) {
-		rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > ($1, $2)
+	return storesql.EachRecord("postgres: each record", eachPage, func(after, afterNS string) storesql.Query {
+		return s.rowsOf(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > ($1, $2)
 			ORDER BY id, namespace LIMIT $3`, after, afterNS, eachPage)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: each record: %w", err)
-		}
-		page, err := collect(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: each record: %w", err)
-		}
-		if len(page) > 0 {
-			after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
-		}
-		return page, nil
-	}, fn)
+	}, func(r storesql.Row) (*mnemo.Record, error) { return scanRecord(r) }, fn)
 }
 
 // SetEmbeddings replaces the vectors of records, of any namespaces, in one
@@ -272,21 +256,11 @@ func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, unti
 	if !textOK(namespace) {
 		return nil
 	}
-	c := storesql.NewRetrievalCursor(since, until)
-	return storesql.Pages(1000, func() ([]mnemo.RetrievalLog, error) {
-		rows, err := s.pool.Query(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
+	return storesql.EachRetrieval("postgres: each retrieval", since, until, func(c *storesql.RetrievalCursor) storesql.Query {
+		return s.rowsOf(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
 			FROM retrievals WHERE namespace = $1 AND at < $2 AND (at > $3 OR (at = $3 AND rowid > $4))
 			ORDER BY at, rowid LIMIT 1000`, namespace, c.End, c.At, c.Row)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: each retrieval: %w", err)
-		}
-		defer rows.Close()
-		page, err := c.Page(rows, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) })
-		if err != nil {
-			return nil, fmt.Errorf("postgres: each retrieval: %w", err)
-		}
-		return page, nil
-	}, fn)
+	}, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) }, fn)
 }
 
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,

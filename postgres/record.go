@@ -550,13 +550,8 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	if err != nil {
 		return nil, fmt.Errorf("postgres: history: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
-		WHERE namespace = $1 AND record_id = $2 ORDER BY seq`, sc.Namespace, id)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: history: %w", err)
-	}
-	defer rows.Close()
-	out, err := storesql.Collect(rows, storesql.ScanRevision)
+	out, err := storesql.Read(s.rowsOf(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
+		WHERE namespace = $1 AND record_id = $2 ORDER BY seq`, sc.Namespace, id), storesql.ScanRevision)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: history: %w", err)
 	}

@@ -97,13 +97,9 @@ func (s *Store) Retrievals(ctx context.Context, namespace string, limit int) ([]
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+storesql.RetrievalColumns+`
-		FROM retrievals WHERE namespace = ? ORDER BY at DESC, rowid DESC LIMIT ?`, namespace, limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
-	}
-	defer rows.Close()
-	out, err := storesql.Collect(rows, func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
+	out, err := storesql.Read(s.rowsOf(ctx, `SELECT `+storesql.RetrievalColumns+`
+		FROM retrievals WHERE namespace = ? ORDER BY at DESC, rowid DESC LIMIT ?`, namespace, limit),
+		func(r storesql.Row) (mnemo.RetrievalLog, error) { return scanRetrieval(r) })
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: retrievals: %w", err)
 	}
@@ -131,23 +127,10 @@ func scanRetrieval(sc storesql.Row, before ...any) (mnemo.RetrievalLog, error) {
 // included, in (id, namespace) order. It reads in pages, so fn may write to
 // the store.
 func (s *Store) EachRecord(ctx context.Context, fn func(*mnemo.Record) error) error {
-	after, afterNS := "", ""
-	return storesql.Pages(500, func() ([]*mnemo.Record, error) {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > (?, ?)
+	return storesql.EachRecord("sqlite: each record", 500, func(after, afterNS string) storesql.Query {
+		return s.rowsOf(ctx, `SELECT `+recordColumns+` FROM records WHERE (id, namespace) > (?, ?)
 			ORDER BY id, namespace LIMIT 500`, after, afterNS)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: each record: %w", err)
-		}
-		defer rows.Close()
-		page, err := storesql.Collect(rows, readRecord)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: each record: %w", err)
-		}
-		if len(page) > 0 {
-			after, afterNS = page[len(page)-1].ID, page[len(page)-1].Namespace
-		}
-		return page, nil
-	}, fn)
+	}, readRecord, fn)
 }
 
 // SetEmbeddings replaces the vectors of records, of any namespaces, in one
@@ -249,21 +232,11 @@ func (s *Store) Existing(ctx context.Context, namespace string, ids []string) (m
 // EachRetrieval calls fn with every retrieval of namespace logged in
 // [since, until), oldest first, reading 1,000 at a time.
 func (s *Store) EachRetrieval(ctx context.Context, namespace string, since, until time.Time, fn func(mnemo.RetrievalLog) error) error {
-	c := storesql.NewRetrievalCursor(since, until)
-	return storesql.Pages(1000, func() ([]mnemo.RetrievalLog, error) {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
+	return storesql.EachRetrieval("sqlite: each retrieval", since, until, func(c *storesql.RetrievalCursor) storesql.Query {
+		return s.rowsOf(ctx, `SELECT rowid, `+storesql.RetrievalColumns+`
 			FROM retrievals WHERE namespace = ? AND at < ? AND (at > ? OR (at = ? AND rowid > ?))
 			ORDER BY at, rowid LIMIT 1000`, namespace, c.End, c.At, c.At, c.Row)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: each retrieval: %w", err)
-		}
-		defer rows.Close()
-		page, err := c.Page(rows, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) })
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: each retrieval: %w", err)
-		}
-		return page, nil
-	}, fn)
+	}, func(r storesql.Row, rowid *int64) (mnemo.RetrievalLog, error) { return scanRetrieval(r, rowid) }, fn)
 }
 
 // Purge hard-deletes the namespace's records forgotten before deletedBefore,

@@ -586,13 +586,8 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
-		WHERE namespace = ? AND record_id = ? ORDER BY seq`, sc.Namespace, id)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: history: %w", err)
-	}
-	defer rows.Close()
-	out, err := storesql.Collect(rows, storesql.ScanRevision)
+	out, err := storesql.Read(s.rowsOf(ctx, `SELECT `+storesql.RevisionColumns+` FROM revisions
+		WHERE namespace = ? AND record_id = ? ORDER BY seq`, sc.Namespace, id), storesql.ScanRevision)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}

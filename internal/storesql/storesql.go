@@ -327,14 +327,51 @@ func NewRetrievalCursor(since, until time.Time) *RetrievalCursor {
 	return c
 }
 
-// Page reads one page of rows: scan reads an entry, the row id into the
-// cursor first, and the cursor moves past it.
-func (c *RetrievalCursor) Page(rows Rows, scan func(row Row, rowid *int64) (mnemo.RetrievalLog, error)) ([]mnemo.RetrievalLog, error) {
-	return Collect(rows, func(r Row) (mnemo.RetrievalLog, error) {
+// Page reads one page, the rows of q: scan reads an entry, the row id into
+// the cursor first, and the cursor moves past it.
+func (c *RetrievalCursor) Page(q Query, scan func(row Row, rowid *int64) (mnemo.RetrievalLog, error)) ([]mnemo.RetrievalLog, error) {
+	return Read(q, func(r Row) (mnemo.RetrievalLog, error) {
 		l, err := scan(r, &c.Row)
 		c.At = l.At.UnixNano()
 		return l, err
 	})
+}
+
+// EachRecord calls fn with every record of a store in (id, namespace)
+// order, reading size at a time, so that fn may write to the store: page
+// is the query of the size records after (after, afterNS) and scan reads
+// one of its rows. A failed read is an error of what; fn's errors are
+// returned as they are.
+func EachRecord(what string, size int, page func(after, afterNS string) Query,
+	scan func(Row) (*mnemo.Record, error), fn func(*mnemo.Record) error) error {
+	after, afterNS := "", ""
+	return Pages(size, func() ([]*mnemo.Record, error) {
+		out, err := Read(page(after, afterNS), scan)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if len(out) > 0 {
+			after, afterNS = out[len(out)-1].ID, out[len(out)-1].Namespace
+		}
+		return out, nil
+	}, fn)
+}
+
+// EachRetrieval calls fn with every entry of a retrieval log of [since,
+// until), oldest first, reading 1,000 at a time: page is the query of the
+// 1,000 after the cursor (the row id, then RetrievalColumns) and scan reads
+// one of its rows. A failed read is an error of what; fn's errors are
+// returned as they are.
+func EachRetrieval(what string, since, until time.Time, page func(*RetrievalCursor) Query,
+	scan func(row Row, rowid *int64) (mnemo.RetrievalLog, error), fn func(mnemo.RetrievalLog) error) error {
+	c := NewRetrievalCursor(since, until)
+	return Pages(1000, func() ([]mnemo.RetrievalLog, error) {
+		out, err := c.Page(page(c), scan)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return out, nil
+	}, fn)
 }
 
 // RevisionColumns are the columns of the revisions table ScanRevision
@@ -359,14 +396,14 @@ func ScanRevision(row Row) (mnemo.Revision, error) {
 	return rev, nil
 }
 
-// ListKnownAt is List with Filter.AsKnownAt set, given the rows of each
+// ListKnownAt is List with Filter.AsKnownAt set, given the query of each
 // record's latest revision at or before that time whose current row the
 // caller may see (its JSON snapshot, the current text and the current
 // vector): the records as they were known then, filtered in Go by the
 // index's predicate (memindex.ListKnownAt). Each carries its current
 // vector when its text has not changed since (else none).
-func ListKnownAt(rows Rows, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
-	known, err := Collect(rows, func(row Row) (*mnemo.Record, error) {
+func ListKnownAt(q Query, sc mnemo.Scope, opt mnemo.ListOptions) ([]*mnemo.Record, error) {
+	known, err := Read(q, func(row Row) (*mnemo.Record, error) {
 		var (
 			snap, emb []byte
 			text      string
@@ -399,6 +436,20 @@ type Rows interface {
 	Row
 	Next() bool
 	Err() error
+}
+
+// Query is a query a store sends in its own SQL through its own driver:
+// it returns the rows and what closes them.
+type Query func() (rows Rows, done func(), err error)
+
+// Read sends q, reads every row with scan and closes the rows.
+func Read[T any](q Query, scan func(Row) (T, error)) ([]T, error) {
+	rows, done, err := q()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return Collect(rows, scan)
 }
 
 // Collect reads every row of rows with scan; the caller closes rows.
