@@ -88,11 +88,9 @@ func pgAnswers(t testing.TB, s *postgres.Store, ns string, seed uint64) string {
 	return b.String()
 }
 
-// TestIndexMemoryEviction: with a bound that holds about two namespaces of
-// six, reading them in turn evicts the least recently read ones and
-// reloads them on their next read, and every answer equals that of a
-// store without a bound, before and after another store's writes (edits,
-// forgets, purges, new records) to loaded and evicted namespaces alike.
+// TestIndexMemoryEviction runs the eviction contract (storetest.Eviction)
+// on six namespaces, against another store on the same database; a
+// negative bound is refused.
 func TestIndexMemoryEviction(t *testing.T) {
 	const nsCount = 6
 	u, ref, one := pgEvictFixture(t, nsCount, 200)
@@ -101,55 +99,9 @@ func TestIndexMemoryEviction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer capped.Close()
-	compare := func(stage string, order []int) {
-		t.Helper()
-		for _, i := range order {
-			ns := pgEvictNS(i)
-			if got, want := pgAnswers(t, capped, ns, uint64(i)), pgAnswers(t, ref, ns, uint64(i)); got != want {
-				t.Fatalf("%s: namespace %s answers differently under the bound:\n got %.300s\nwant %.300s", stage, ns, got, want)
-			}
-			if lim, used, loaded, _ := capped.IndexMemory(); used > lim*11/10 {
-				t.Fatalf("%s: %d bytes in %d namespaces, over the bound %d", stage, used, loaded, lim)
-			}
-		}
-	}
-	compare("first pass", []int{0, 1, 2, 3, 4, 5})
-	compare("second pass", []int{5, 0, 4, 1, 3, 2, 2, 0})
-	_, _, loaded, evicted := capped.IndexMemory()
-	if evicted == 0 || loaded > 2 {
-		t.Fatalf("evicted %d, %d namespaces loaded: the bound did not evict", evicted, loaded)
-	}
-	now := time.Now()
-	for i := range nsCount {
-		sc := mnemo.Scope{Namespace: pgEvictNS(i), Clearance: mnemo.MaxAccessLevel}
-		r, err := ref.Get(bg, sc, "r0000")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Text, r.Embedding = "heron edited", []float32{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-		if err := ref.Update(bg, r, "update", "test"); err != nil {
-			t.Fatal(err)
-		}
-		f, err := ref.Get(bg, sc, "r0009")
-		if err != nil {
-			t.Fatal(err)
-		}
-		gone := now.Add(-time.Hour)
-		f.DeletedAt = &gone
-		if err := ref.Update(bg, f, "forget", "test"); err != nil {
-			t.Fatal(err)
-		}
-		if i%2 == 0 {
-			if n, err := ref.Purge(bg, sc, now); err != nil || n != 1 {
-				t.Fatalf("purge: %d, %v", n, err)
-			}
-		}
-		nr := storetest.NewRecord(pgEvictNS(i), "a new heron", []float32{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
-		if _, err := ref.Insert(bg, []*mnemo.Record{nr}, "", ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compare("after another store's writes", []int{3, 1, 5, 0, 2, 4, 0})
+	storetest.Eviction(t, ref, capped, nsCount, pgEvictNS, "heron", false, func(s storetest.Evicting, i int) string {
+		return pgAnswers(t, s.(*postgres.Store), pgEvictNS(i), uint64(i))
+	})
 	if _, err := postgres.Open(bg, postgres.Options{URL: u, IndexMemory: -1}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("negative bound: %v, want EINVALID", err)
 	}

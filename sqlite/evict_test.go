@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/storetest"
 )
 
 // evictNS is the i-th namespace of the eviction tests.
@@ -140,97 +141,20 @@ func evictFixture(t *testing.T, nsCount int, opt Options) (string, *Store, int64
 	return path, ref, one
 }
 
-// TestIndexMemoryEviction: with a bound that holds about two namespaces of
-// eight, reading them in turn evicts the least recently read ones, reloads
-// them on their next read, keeps the estimate within the bound, and every
-// answer equals that of a store without a bound, before and after writes
-// of this and another process (edits, forgets, purges, new records).
+// TestIndexMemoryEviction runs the eviction contract (storetest.Eviction)
+// on eight namespaces, against another process's store on the same file,
+// and after the bounded store's own writes.
 func TestIndexMemoryEviction(t *testing.T) {
-	ctx := context.Background()
 	const nsCount = 8
 	path, ref, one := evictFixture(t, nsCount, Options{NoIndexSnapshots: true})
-	limit := one*5/2 + 1
-	capped := openTest(t, path, Options{NoIndexSnapshots: true, IndexMemory: limit})
+	capped := openTest(t, path, Options{NoIndexSnapshots: true, IndexMemory: one*5/2 + 1})
 	probes := make([][]evictProbe, nsCount)
 	for i := range probes {
 		probes[i] = evictProbes(uint64(i + 7))
 	}
-	compare := func(stage string, order []int) {
-		t.Helper()
-		for _, i := range order {
-			ns := evictNS(i)
-			want, got := answers(t, ref, ns, probes[i]), answers(t, capped, ns, probes[i])
-			if got != want {
-				t.Fatalf("%s: namespace %s answers differently under the bound:\n got %.400s\nwant %.400s", stage, ns, got, want)
-			}
-			// The sum is checked at every load and every thousand rows
-			// changed: writes may pass the bound a little in between.
-			lim, used, loaded, _ := capped.IndexMemory()
-			if used > lim*11/10 {
-				t.Fatalf("%s: %d bytes loaded in %d namespaces, over the bound %d", stage, used, loaded, lim)
-			}
-		}
-	}
-	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	compare("first pass", all)
-	compare("second pass", []int{7, 0, 6, 1, 5, 2, 4, 3, 3, 0})
-	_, _, loaded, evicted := capped.IndexMemory()
-	if evicted == 0 || loaded >= nsCount {
-		t.Fatalf("evicted %d, %d namespaces loaded: the bound did not evict", evicted, loaded)
-	}
-	if loaded > 2 {
-		t.Errorf("%d namespaces loaded under a bound of 2.5 namespaces", loaded)
-	}
-
-	// Writes by the other store, to loaded and evicted namespaces alike.
-	now := time.Now()
-	sc := func(i int) mnemo.Scope { return mnemo.Scope{Namespace: evictNS(i), Clearance: mnemo.MaxAccessLevel} }
-	for i := range nsCount {
-		r, err := ref.Get(ctx, sc(i), "r0000")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Text = "ropiven0 edited in namespace " + evictNS(i)
-		if err := ref.Update(ctx, r, "update", "test"); err != nil {
-			t.Fatal(err)
-		}
-		f, err := ref.Get(ctx, sc(i), "r0037")
-		if err != nil {
-			t.Fatal(err)
-		}
-		gone := now.Add(-time.Hour)
-		f.DeletedAt = &gone
-		if err := ref.Update(ctx, f, "forget", "test"); err != nil {
-			t.Fatal(err)
-		}
-		if i%2 == 0 {
-			if n, err := ref.Purge(ctx, sc(i), now); err != nil || n != 1 {
-				t.Fatalf("purge %s: %d, %v", evictNS(i), n, err)
-			}
-		}
-		if _, err := ref.Insert(ctx, []*mnemo.Record{textRecord(evictNS(i), "new", "a fresh ropiven0 record", now)}, "", ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compare("after another process's writes", []int{3, 5, 0, 7, 1, 6, 2, 4, 0, 1})
-	// Writes by the bounded store itself (published to what it holds).
-	for _, i := range []int{0, 4, 1} {
-		if _, err := capped.Insert(ctx, []*mnemo.Record{textRecord(evictNS(i), "own", "written under the bound ropiven0", now)}, "", ""); err != nil {
-			t.Fatal(err)
-		}
-		r, err := capped.Get(ctx, sc(i), "r0001")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Text = "edited under the bound"
-		if err := capped.Update(ctx, r, "update", "test"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compare("after its own writes", all)
-	if _, _, _, ev := capped.IndexMemory(); ev <= evicted {
-		t.Errorf("no eviction after the writes (%d before, %d after)", evicted, ev)
-	}
+	storetest.Eviction(t, ref, capped, nsCount, evictNS, "ropiven0", true, func(s storetest.Evicting, i int) string {
+		return answers(t, s.(*Store), evictNS(i), probes[i])
+	})
 }
 
 // TestIndexMemoryReloadsFromSnapshot: a namespace evicted with no fresh
