@@ -101,7 +101,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/") + "/embeddings"
 	api := httpjson.Client{HTTP: cfg.HTTPClient, Secret: cfg.APIKey, Limit: maxResponse, Header: httpjson.Bearer(cfg.APIKey)}
-	e := &OpenAI{cfg: cfg, url: u.String(), api: api, wait: sleep}
+	e := &OpenAI{cfg: cfg, url: u.String(), api: api, wait: httpjson.Wait}
 	e.dim.Store(int64(cfg.Dim))
 	return e, nil
 }
@@ -261,18 +261,6 @@ func normalize(v []float32) {
 	inv := 1 / math.Sqrt(s)
 	for i, x := range v {
 		v[i] = float32(float64(x) * inv)
-	}
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

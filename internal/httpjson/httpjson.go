@@ -3,7 +3,8 @@
 // trackers of push mode. It checks a base URL, sends one request with a
 // time limit of the caller's context and reads a bounded answer, maps an
 // HTTP status to an error code, takes the provider's message out of an
-// error body, and keeps the credential out of every error text.
+// error body, keeps the credential out of every error text and waits
+// before a retry.
 package httpjson
 
 import (
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -154,4 +156,16 @@ func Message(status int, body []byte) string {
 		s = string(r[:299]) + "…"
 	}
 	return s
+}
+
+// Wait waits d, before a retry, or until ctx is done (its error).
+func Wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

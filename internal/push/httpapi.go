@@ -65,7 +65,7 @@ func newAPIClient(name, base, token string, opt HTTPOptions, header func(http.He
 		opt.Now = time.Now
 	}
 	if opt.Sleep == nil {
-		opt.Sleep = sleepCtx
+		opt.Sleep = httpjson.Wait
 	}
 	api := httpjson.Client{HTTP: opt.Client, Secret: token, Limit: maxTrackerResponse, Header: header}
 	return &apiClient{name: name, base: u, api: api, opt: opt}, nil
@@ -177,16 +177,4 @@ func (c *apiClient) path(rawURL string) string {
 		return u.RequestURI()
 	}
 	return "?"
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
