@@ -124,10 +124,7 @@ func Apply(ctx context.Context, s Source, cfg mnemo.ScoringConfig, ch ConfigChan
 		return nil, err
 	}
 	now := s.Now().UTC()
-	v := 1
-	for _, x := range t.Versions {
-		v = max(v, x.Version+1)
-	}
+	v := nextVersion(t)
 	if ch.Action == "" {
 		ch.Action = "apply"
 	}
@@ -190,4 +187,14 @@ func ParseConfig(b []byte) (mnemo.ScoringConfig, error) {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// nextVersion is the number the next version of t takes: one above the
+// highest so far, 1 for the first.
+func nextVersion(t *mnemo.Tuning) int {
+	v := 1
+	for _, x := range t.Versions {
+		v = max(v, x.Version+1)
+	}
+	return v
 }

@@ -270,10 +270,7 @@ func Tune(ctx context.Context, s Source, req mnemo.CorrectionRequest, dryRun boo
 		return nil, err
 	}
 	now := s.Now().UTC()
-	v := 1
-	for _, x := range t.Versions {
-		v = max(v, x.Version+1)
-	}
+	v := nextVersion(t)
 	cfg := WithGeneral(ConfigOf(t, t.Active, s.Default), best)
 	t.Versions = append(t.Versions, mnemo.TuningVersion{Version: v, At: now, Weights: best, Before: res.Before, After: res.After,
 		HeldOut: res.HeldOut, Triples: len(ts), ActorNote: c.Name, Config: &cfg, Action: "tune", Author: c.Name, Reason: res.Reason,
