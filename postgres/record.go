@@ -376,13 +376,8 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("postgres: write: %w", err)
 	}
-	for _, sp := range b.Supersede {
-		if err := sp.Check(); err != nil {
-			return 0, fmt.Errorf("postgres: write: %w", err)
-		}
-		if err := storesql.CheckNamespace(sp.Scope.Namespace); err != nil {
-			return 0, fmt.Errorf("postgres: write: %w", err)
-		}
+	if err := storesql.CheckSupersessions(b.Supersede); err != nil {
+		return 0, fmt.Errorf("postgres: write: %w", err)
 	}
 	if b.Empty() {
 		return 0, nil
@@ -390,24 +385,19 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	at := s.now().UnixNano()
 	inserted := 0
 	err = s.write(ctx, func(tx pgx.Tx, seq int64) error {
-		for i, u := range b.Updates {
-			if err := s.updateTx(ctx, tx, u.Record, updSnaps[i], seq, u.Action, u.Actor); err != nil {
+		return storesql.ApplyBatch(&b, storesql.BatchSteps{
+			Update: func(i int, u mnemo.RecordUpdate) error {
+				return s.updateTx(ctx, tx, u.Record, updSnaps[i], seq, u.Action, u.Actor)
+			},
+			Insert: func() (err error) {
+				inserted, err = insertTx(ctx, tx, uniq, snaps, seq, at, b.InsertAction, b.Actor)
 				return err
-			}
-		}
-		var err error
-		if inserted, err = insertTx(ctx, tx, uniq, snaps, seq, at, b.InsertAction, b.Actor); err != nil {
-			return err
-		}
-		if err := setEmbeddingsTx(ctx, tx, vecs, seq); err != nil {
-			return err
-		}
-		for _, sp := range b.Supersede {
-			if err := s.supersedeTx(ctx, tx, sp, seq, b.Actor); err != nil {
-				return err
-			}
-		}
-		return nil
+			},
+			Embed: func() error { return setEmbeddingsTx(ctx, tx, vecs, seq) },
+			Supersede: func(sp mnemo.Supersession) error {
+				return s.supersedeTx(ctx, tx, sp, seq, b.Actor)
+			},
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("postgres: write: %w", err)

@@ -313,23 +313,19 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 		if err != nil {
 			return err
 		}
-		for _, u := range b.Updates {
-			if err := s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor); err != nil {
+		return storesql.ApplyBatch(&b, storesql.BatchSteps{
+			Update: func(_ int, u mnemo.RecordUpdate) error {
+				return s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor)
+			},
+			Insert: func() (err error) {
+				skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor)
 				return err
-			}
-		}
-		if skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor); err != nil {
-			return err
-		}
-		if err := s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq); err != nil {
-			return err
-		}
-		for _, sp := range b.Supersede {
-			if err := s.supersedeTx(ctx, tx, sp, seq, b.Actor); err != nil {
-				return err
-			}
-		}
-		return nil
+			},
+			Embed: func() error { return s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq) },
+			Supersede: func(sp mnemo.Supersession) error {
+				return s.supersedeTx(ctx, tx, sp, seq, b.Actor)
+			},
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: write: %w", err)
@@ -354,15 +350,7 @@ func checkBatch(b *mnemo.WriteBatch) error {
 			return err
 		}
 	}
-	for _, sp := range b.Supersede {
-		if err := sp.Check(); err != nil {
-			return err
-		}
-		if err := storesql.CheckNamespace(sp.Scope.Namespace); err != nil {
-			return err
-		}
-	}
-	return nil
+	return storesql.CheckSupersessions(b.Supersede)
 }
 
 // supersedeTx applies a supersession inside tx: the record is read there,
