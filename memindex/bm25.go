@@ -65,6 +65,7 @@ type posting struct {
 type keywordIndex struct {
 	terms    map[string]int32 // term -> term id
 	postings [][]posting      // by term id, sorted by ent
+	postCap  int64            // the sum of the postings' capacities (MemoryBytes)
 	arena    []int32          // the distinct term ids of each entry (Entry.tOff, Entry.tLen)
 	live     int              // arena slots still referenced by an entry
 	docs     int              // records indexed (N)
@@ -250,6 +251,7 @@ func (k *keywordIndex) post(pos int, e *Entry, length int) {
 		t := k.scratch[i]
 		p := posting{ent: int32(pos), tf: int32(j - i)}
 		ps := k.postings[t]
+		was := cap(ps)
 		if n := len(ps); n == 0 || ps[n-1].ent < p.ent {
 			ps = append(ps, p) // the common case: a new entry at the end
 		} else {
@@ -257,6 +259,7 @@ func (k *keywordIndex) post(pos int, e *Entry, length int) {
 			ps = slices.Insert(ps, at, p)
 		}
 		k.postings[t] = ps
+		k.postCap += int64(cap(ps) - was)
 		k.arena = append(k.arena, t)
 		k.live++
 		e.tLen++

@@ -16,10 +16,12 @@ import (
 // namespace is never evicted while a search holds it. A nil *Budget is an
 // unbounded one: every method does nothing.
 type Budget struct {
-	limit   int64
-	clock   atomic.Int64
-	ns      map[string]*budgetUse
-	changes int // rows applied since the last check
+	limit int64
+	clock atomic.Int64
+	ns    map[string]*budgetUse
+	// check is set when a namespace was loaded or changed, or an estimate
+	// is not settled, since the last check: Evict checks the sum then.
+	check bool
 	// warmFull is set when a warm-up had to evict: Warm loads no more.
 	warmFull bool
 	// Evictions counts the namespaces evicted so far.
@@ -33,9 +35,11 @@ type budgetUse struct {
 	dirty bool
 }
 
-// budgetCheckChanges is how many rows applied to loaded namespaces make
-// Over check the sum again without a namespace having been loaded.
-const budgetCheckChanges = 1000
+// A SizeFunc returns the estimated bytes of loaded namespace ns (-1 when
+// the store no longer holds it) and whether that estimate is settled: a
+// namespace whose sign sketches are being built, or may be built by the
+// store's next step, is estimated again at every check until it is.
+type SizeFunc func(ns string) (bytes int64, settled bool)
 
 // NewBudget returns a budget of limit bytes, nil (unbounded) when limit is
 // not positive.
@@ -74,18 +78,22 @@ func (b *Budget) Loaded(ns string, extra int64) {
 	u := &budgetUse{extra: extra, dirty: true}
 	u.last.Store(b.clock.Add(1))
 	b.ns[ns] = u
-	b.changes = budgetCheckChanges // check at the next Evict
+	b.check = true
 }
 
 // Changed notes that a row of namespace ns changed: its size is estimated
-// again at the next check.
+// again, and the sum checked, at the next Evict. Estimating is cheap
+// (MemoryBytes reads a sample of entries and counters kept by every
+// write), so the sum is checked after every batch of rows a store
+// applies: growth, an array's capacity doubling on its first write
+// included, is accounted as soon as the store's next refresh ends.
 func (b *Budget) Changed(ns string) {
 	if b == nil {
 		return
 	}
 	if u := b.ns[ns]; u != nil {
 		u.dirty = true
-		b.changes++
+		b.check = true
 	}
 }
 
@@ -98,21 +106,25 @@ func (b *Budget) Forget(ns string) {
 }
 
 // Used returns the estimated bytes of the loaded namespaces, estimating
-// again those that changed; size returns the MemoryBytes of a namespace,
-// or -1 when the store no longer holds it (it is then forgotten).
-func (b *Budget) Used(size func(ns string) int64) int64 {
+// again those that changed or whose estimate was not settled; size
+// returns the MemoryBytes of a namespace, or -1 when the store no longer
+// holds it (it is then forgotten).
+func (b *Budget) Used(size SizeFunc) int64 {
 	if b == nil {
 		return 0
 	}
 	var sum int64
 	for ns, u := range b.ns {
 		if u.dirty {
-			s := size(ns)
+			s, settled := size(ns)
 			if s < 0 {
 				delete(b.ns, ns)
 				continue
 			}
-			u.size, u.dirty = s+u.extra, false
+			u.size, u.dirty = s+u.extra, !settled
+			if !settled {
+				b.check = true
+			}
 		}
 		sum += u.size
 	}
@@ -121,20 +133,20 @@ func (b *Budget) Used(size func(ns string) int64) int64 {
 
 // Full reports whether the loaded namespaces use the whole budget (a
 // warm-up then loads no more).
-func (b *Budget) Full(size func(ns string) int64) bool {
+func (b *Budget) Full(size SizeFunc) bool {
 	return b != nil && b.Used(size) >= b.limit
 }
 
 // Evict returns, least recently used first, the namespaces to drop so that
 // the rest fit the limit, never keep (the namespace being loaded or used)
 // and forgets them; the caller drops them while it still holds the write
-// lock. Unless a namespace was loaded since the last check, it checks only
-// once budgetCheckChanges rows changed.
-func (b *Budget) Evict(keep string, size func(ns string) int64) []string {
-	if b == nil || b.changes < budgetCheckChanges {
+// lock. It checks the sum only when a namespace was loaded or changed, or
+// an estimate was not settled, since the last check.
+func (b *Budget) Evict(keep string, size SizeFunc) []string {
+	if b == nil || !b.check {
 		return nil
 	}
-	b.changes = 0
+	b.check = false
 	used := b.Used(size)
 	if used <= b.limit {
 		return nil
@@ -165,14 +177,16 @@ func (b *Budget) Evict(keep string, size func(ns string) int64) []string {
 }
 
 // SizeOf returns the size function Budget takes for the loaded namespaces
-// m: a namespace's MemoryBytes, -1 when it is not loaded. Call it, and
-// what it returns, under the store's write lock.
-func SizeOf[K comparable](m map[string]*Namespace[K]) func(ns string) int64 {
-	return func(ns string) int64 {
+// m: a namespace's MemoryBytes, -1 when it is not loaded; the estimate is
+// settled unless the namespace's sketches are being built or may be built
+// next (see Namespace.Sketch). Call it, and what it returns, under the
+// store's write lock.
+func SizeOf[K comparable](m map[string]*Namespace[K]) SizeFunc {
+	return func(ns string) (int64, bool) {
 		if n := m[ns]; n != nil {
-			return n.MemoryBytes()
+			return n.MemoryBytes(), n.build == nil && (n.sketching || len(n.ents) < sketchAsyncMin)
 		}
-		return -1
+		return -1, true
 	}
 }
 

@@ -31,6 +31,7 @@ type Namespace[K comparable] struct {
 	sketchBuf []float32
 	kw        keywordIndex
 	thr       threadMembers // each thread's entries in order, for document expansion
+	thrCap    int64         // the sum of the capacities of thr's lists (MemoryBytes)
 	snapVecs                // checksums of the vectors read from a snapshot (snapshot.go)
 }
 
@@ -164,13 +165,13 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 		old := n.ents[i]
 		n.ents[i] = e
 		n.byID[e.ID] = i
-		n.thr.moved(n.ents, int32(i), &old)
+		n.thrCap += n.thr.moved(n.ents, int32(i), &old)
 		return
 	}
 	n.pos[key] = len(n.ents)
 	n.byID[e.ID] = len(n.ents)
 	n.ents = append(n.ents, e)
-	n.thr.moved(n.ents, int32(len(n.ents)-1), nil)
+	n.thrCap += n.thr.moved(n.ents, int32(len(n.ents)-1), nil)
 }
 
 // Remove hides a row that is gone (hard-deleted) from every search and
@@ -181,7 +182,7 @@ func (n *Namespace[K]) Remove(key K) {
 		e := &n.ents[i]
 		n.kw.unindex(i, e)
 		if e.Thread != "" && e.Seq != -1 {
-			n.thr.drop(e.Thread, int32(i))
+			n.thrCap += n.thr.drop(e.Thread, int32(i))
 		}
 		if j, ok := n.byID[e.ID]; ok && j == i {
 			delete(n.byID, e.ID)

@@ -44,18 +44,12 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
 	kw := &n.kw
 	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes
-	b += int64(cap(kw.postings)) * sliceHdr
-	for _, p := range kw.postings {
-		b += int64(cap(p)) * postingSz
-	}
+	b += int64(cap(kw.postings))*sliceHdr + kw.postCap*postingSz
 	b += 4*int64(cap(kw.arena)) + 4*int64(cap(kw.acct)) + int64(cap(kw.buf)) + 4*int64(cap(kw.scratch))
 	for _, ls := range kw.levels {
 		b += 64 + mapBytes(len(ls.df), 8)
 	}
-	b += mapBytes(len(n.thr), stringHdr+sliceHdr)
-	for _, ms := range n.thr {
-		b += 4 * int64(cap(ms))
-	}
+	b += mapBytes(len(n.thr), stringHdr+sliceHdr) + 4*n.thrCap
 	b += 4*int64(cap(n.vcrc)) + 8*int64(cap(n.vok))
 	if bd := n.build; bd != nil {
 		b += 8*int64(cap(bd.sks)) + 8*int64(cap(bd.signs)) + 4*int64(cap(bd.skEnt)) + 4*int64(cap(bd.buf)) + 4*int64(cap(bd.dq)) + 8*int64(cap(bd.dirty))

@@ -133,11 +133,12 @@ func TestMemoryBytesSnapshot(t *testing.T) {
 // kept, only once the sum passes the limit; a nil budget bounds nothing.
 func TestBudget(t *testing.T) {
 	sizes := map[string]int64{"a": 100, "b": 100, "c": 100, "d": 100}
-	size := func(ns string) int64 {
+	unsettled := map[string]bool{}
+	size := func(ns string) (int64, bool) {
 		if s, ok := sizes[ns]; ok {
-			return s
+			return s, !unsettled[ns]
 		}
-		return -1
+		return -1, true
 	}
 	b := NewBudget(250)
 	for _, ns := range []string{"a", "b"} {
@@ -161,7 +162,6 @@ func TestBudget(t *testing.T) {
 	if used := b.Used(size); used != 1000 {
 		t.Errorf("used %d, want 1000", used)
 	}
-	// Growth is noticed at the next check after enough rows changed.
 	sizes["d"] = 100
 	b.Changed("d")
 	if b.Used(size) != 100 {
@@ -169,6 +169,38 @@ func TestBudget(t *testing.T) {
 	}
 	if b.Evictions.Load() != 3 {
 		t.Errorf("evictions %d, want 3", b.Evictions.Load())
+	}
+	// Growth by one row is accounted at the next check: e, loaded at 100,
+	// grows to 200 with one changed row, and d (the least recently used)
+	// goes.
+	sizes["e"] = 100
+	b.Loaded("e", 0)
+	if out := b.Evict("e", size); len(out) != 0 {
+		t.Fatalf("evicted %v under the limit", out)
+	}
+	if out := b.Evict("e", size); len(out) != 0 {
+		t.Fatalf("evicted %v with nothing changed", out)
+	}
+	sizes["e"] = 200
+	b.Changed("e")
+	if out := b.Evict("e", size); !slices.Equal(out, []string{"d"}) {
+		t.Fatalf("after one row grew e past the limit: evicted %v, want [d]", out)
+	}
+	// An estimate that is not settled (a sketch build in flight) is taken
+	// again at every check, with no row changed.
+	sizes["f"] = 10
+	unsettled["f"] = true
+	b.Loaded("f", 0)
+	if out := b.Evict("f", size); len(out) != 0 {
+		t.Fatalf("evicted %v under the limit", out)
+	}
+	sizes["f"] = 100
+	unsettled["f"] = false
+	if out := b.Evict("f", size); !slices.Equal(out, []string{"e"}) {
+		t.Fatalf("after f's build: evicted %v, want [e]", out)
+	}
+	if used := b.Used(size); used != 100 {
+		t.Errorf("used %d, want 100", used)
 	}
 	var none *Budget
 	none.Loaded("x", 0)
@@ -199,8 +231,68 @@ func TestBudgetUseConcurrent(t *testing.T) {
 	for range 100 {
 		mu.Lock()
 		b.Changed("a")
-		b.Evict("", func(string) int64 { return 10 })
+		b.Evict("", func(string) (int64, bool) { return 10, true })
 		mu.Unlock()
 	}
 	wg.Wait()
+}
+
+// capSums returns the sums of the capacities of n's postings and thread
+// lists, counted by walking them.
+func capSums[K comparable](n *Namespace[K]) (post, thr int64) {
+	for _, p := range n.kw.postings {
+		post += int64(cap(p))
+	}
+	for _, ms := range n.thr {
+		thr += int64(cap(ms))
+	}
+	return post, thr
+}
+
+// TestMemoryBytesCounters: the capacities MemoryBytes reads from counters
+// kept by every write equal those of the lists themselves, through new
+// records, rewritten texts, threads changed and emptied, removals, and a
+// namespace read back from a snapshot and written to again.
+func TestMemoryBytesCounters(t *testing.T) {
+	check := func(stage string, n *Namespace[int64]) {
+		t.Helper()
+		post, thr := capSums(n)
+		if n.kw.postCap != post || n.thrCap != thr {
+			t.Fatalf("%s: counted postings %d, threads %d; the lists hold %d, %d", stage, n.kw.postCap, n.thrCap, post, thr)
+		}
+	}
+	n := sizeNamespace(500, 16, 5)
+	check("built", n)
+	rng := rand.New(rand.NewPCG(5, 6))
+	emb := make([]byte, 4*16)
+	write := func(n *Namespace[int64], key int64) {
+		e := Entry{ID: fmt.Sprintf("01J%023d", key-1), Created: rng.Int64N(1000), ValidFrom: math.MinInt64, ValidTo: math.MaxInt64, Seq: key}
+		if rng.IntN(3) > 0 {
+			e.Thread = fmt.Sprintf("thread-%d", rng.IntN(400))
+		}
+		text := fmt.Sprintf("word%d word%d fresh%d", rng.IntN(50), rng.IntN(5000), rng.IntN(100))
+		n.Put(key, e, emb, []byte(text))
+	}
+	for range 2000 {
+		switch key := int64(1 + rng.IntN(700)); rng.IntN(4) {
+		case 0:
+			n.Remove(key)
+		default:
+			write(n, key)
+		}
+	}
+	check("after writes and removals", n)
+	var buf strings.Builder
+	if err := n.WriteSnapshot(&buf, "counters", 1, func(k int64) uint64 { return uint64(k) }); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := ReadSnapshot([]byte(buf.String()), func(k uint64) int64 { return int64(k) }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read from a snapshot", back)
+	for range 500 {
+		write(back, int64(1+rng.IntN(800)))
+	}
+	check("written to after the snapshot", back)
 }

@@ -712,6 +712,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	if pfrom != uint64(len(posts)) {
 		return nil, snapErr("postings")
 	}
+	k.postCap = int64(len(posts))
 	k.live, k.docs, k.totalLen = live, docs, total
 	// Thread order.
 	thrB := castSlice[uint32](f.section(secThreads))
@@ -730,6 +731,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		if at != len(thrPos) {
 			return nil, snapErr("thread positions")
 		}
+		n.thrCap = int64(len(thrPos))
 	}
 	// Sketches.
 	if f.flags&1 != 0 {

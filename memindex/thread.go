@@ -39,40 +39,46 @@ func entryOrder(ents []Entry, a, b int32) int {
 }
 
 // moved updates the thread order after the entry at pos was written; old
-// is the entry it replaced (nil for a new one).
-func (t *threadMembers) moved(ents []Entry, pos int32, old *Entry) {
+// is the entry it replaced (nil for a new one). It returns by how much the
+// capacities of the lists changed.
+func (t *threadMembers) moved(ents []Entry, pos int32, old *Entry) (grown int64) {
 	e := &ents[pos]
 	if old != nil && old.Seq == -1 {
 		old = nil // removed: no longer in any thread
 	}
 	if old != nil && old.Thread == e.Thread && old.Created == e.Created && old.ID == e.ID {
-		return // same place in the same thread
+		return 0 // same place in the same thread
 	}
 	if old != nil && old.Thread != "" {
-		t.drop(old.Thread, pos)
+		grown = t.drop(old.Thread, pos)
 	}
 	if e.Thread == "" {
-		return
+		return grown
 	}
 	if *t == nil {
 		*t = threadMembers{}
 	}
 	ms := (*t)[e.Thread]
+	was := cap(ms)
 	at, _ := slices.BinarySearchFunc(ms, pos, func(x, p int32) int { return entryOrder(ents, x, p) })
-	(*t)[e.Thread] = slices.Insert(ms, at, pos)
+	ms = slices.Insert(ms, at, pos)
+	(*t)[e.Thread] = ms
+	return grown + int64(cap(ms)-was)
 }
 
-// drop takes pos out of thread's order.
-func (t threadMembers) drop(thread string, pos int32) {
+// drop takes pos out of thread's order and returns by how much the
+// capacities of the lists changed (a list emptied is dropped).
+func (t threadMembers) drop(thread string, pos int32) (grown int64) {
 	ms := t[thread]
 	if i := slices.Index(ms, pos); i >= 0 {
 		ms = slices.Delete(ms, i, i+1)
 		if len(ms) == 0 {
 			delete(t, thread)
-		} else {
-			t[thread] = ms
+			return -int64(cap(ms))
 		}
+		t[thread] = ms
 	}
+	return 0
 }
 
 // lends calls fn with every entry that takes the entry at pos as its

@@ -99,7 +99,7 @@ func TestIndexMemoryEviction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer capped.Close()
-	storetest.Eviction(t, ref, capped, nsCount, pgEvictNS, "heron", false, func(s storetest.Evicting, i int) string {
+	storetest.Eviction(t, ref, capped, nsCount, pgEvictNS, "heron", true, func(s storetest.Evicting, i int) string {
 		return pgAnswers(t, s.(*postgres.Store), pgEvictNS(i), uint64(i))
 	})
 	if _, err := postgres.Open(bg, postgres.Options{URL: u, IndexMemory: -1}); mnemo.ErrorCode(err) != mnemo.EINVALID {

@@ -36,7 +36,10 @@ import (
 
 // indexMemoryBytes returns the estimate of namespace ns (under the write
 // lock), -1 when it is not loaded.
-func (s *Store) indexMemoryBytes(ns string) int64 { return memindex.SizeOf(s.idx.ns)(ns) }
+func (s *Store) indexMemoryBytes(ns string) int64 {
+	b, _ := memindex.SizeOf(s.idx.ns)(ns)
+	return b
+}
 
 // evict drops the least recently used namespaces but keep while the loaded
 // ones pass the bound. It runs under the write lock, at the end of a

@@ -35,9 +35,10 @@ func Eviction(t *testing.T, ref, capped Evicting, nsCount int, ns func(int) stri
 			if got, want := answers(capped, i), answers(ref, i); got != want {
 				t.Fatalf("%s: namespace %s answers differently under the bound:\n got %.400s\nwant %.400s", stage, ns(i), got, want)
 			}
-			// The sum is checked at every load and every thousand rows
-			// changed: writes may pass the bound a little in between.
-			if lim, used, loaded, _ := capped.IndexMemory(); used > lim*11/10 {
+			// The sum is checked at every load and after every batch of
+			// rows applied, so it holds after every read: only one
+			// namespace larger than the bound may pass it, alone.
+			if lim, used, loaded, _ := capped.IndexMemory(); used > lim && loaded > 1 {
 				t.Fatalf("%s: %d bytes loaded in %d namespaces, over the bound %d", stage, used, loaded, lim)
 			}
 		}
