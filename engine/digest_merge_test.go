@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/episodes"
 )
 
 // mergeThread writes a shift's thread, in which a decision is said in one
@@ -35,7 +36,7 @@ func mergeThread(t *testing.T, f *fixture, level int) string {
 		mnemo.NewRecord{Text: "Night pass briefs list the ground stations in the order of the passes."},
 		mnemo.NewRecord{Text: "The Inuvik antenna is down for repairs until the spare part arrives."},
 		mnemo.NewRecord{Text: "Lunch options near the office include a ramen bar."})
-	if _, err := f.svc.ExtractAll(context.Background()); err != nil {
+	if _, err := (episodes.Extractor{Store: f.svc.Store(), Records: f.svc, Lock: f.svc.LockThread}).All(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -36,13 +36,14 @@ type Config struct {
 	HalfLives []mnemo.HalfLife
 	// CandidateN is how many candidates each channel (keyword, vector) yields; default 100.
 	CandidateN int
-	// ExtractEvery, when positive, extracts candidate memories (package
-	// extract, rule-based) from a thread each time it has gained that many
-	// messages, in the background; 0 turns extraction off.
-	ExtractEvery int
-	// Chat, when set, is the optional chat model that writes episodes and
-	// extracts memories in the background (never on recall or digest),
-	// with the rules as fallback; nil: the rules only.
+	// ThreadsWritten, when set, is told after each write that added
+	// records to threads: the write's namespace and those threads, each
+	// once, in the order of the write. It runs on the writer's goroutine
+	// and must not block (extraction on write: episodes.Queue.Add).
+	ThreadsWritten func(ns string, threads []string)
+	// Chat, when set, is the optional chat model that writes episodes in
+	// the background (never on recall or digest), with the rules as
+	// fallback; nil: the rules only.
 	Chat llm.Model
 	// IntentModel, with Chat, asks the chat model in the background for
 	// the intent of the queries the rules call general, and lets later
@@ -95,9 +96,9 @@ type Service struct {
 	noLearned  bool         // Config.NoLearned
 	thes       *thesaurus.Thesaurus
 
-	chat    llm.Model    // Config.Chat
-	ex      extractQueue // Config.ExtractEvery: extraction's queue (extraction.go)
-	intents *intentModel // Config.IntentModel; nil: the rules alone
+	chat    llm.Model                         // Config.Chat
+	written func(ns string, threads []string) // Config.ThreadsWritten
+	intents *intentModel                      // Config.IntentModel; nil: the rules alone
 
 	tuned configCache // each namespace's active configuration, cached (config.go)
 }
@@ -116,7 +117,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		store: cfg.Store, emb: cfg.Embedder, tok: cfg.Tokenizer,
 		now: cfg.Now, newID: cfg.NewID, limits: cfg.Limits, preset: cfg.DefaultPreset,
 		halfs: cfg.HalfLives, candN: cfg.CandidateN, triageCap: cfg.TriageCapacity, noLearned: cfg.NoLearned, thes: cfg.Thesaurus,
-		chat:   cfg.Chat,
+		chat: cfg.Chat, written: cfg.ThreadsWritten,
 		rates:  newRateTracker(cfg.Store),
 		bg:     make(chan job, 4096),
 		bgDone: make(chan struct{}),
@@ -156,12 +157,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Chat != nil && cfg.IntentModel {
 		s.intents = newIntentModel(cfg.Chat, s.log, s.now)
 	}
-	if cfg.ExtractEvery > 0 {
-		s.ex.every = cfg.ExtractEvery
-		s.ex.q = make(chan extractJob, 1024)
-		s.ex.done = make(chan struct{})
-		go s.extractor()
-	}
 	return s, nil
 }
 
@@ -171,10 +166,6 @@ func (s *Service) Close() error {
 	s.closed.Do(func() {
 		if s.intents != nil {
 			s.intents.close()
-		}
-		if s.ex.q != nil {
-			close(s.ex.q)
-			<-s.ex.done
 		}
 		close(s.bg)
 		<-s.bgDone
@@ -200,14 +191,6 @@ func (s *Service) Flush(ctx context.Context) error {
 	}
 	select {
 	case <-done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	// Extraction jobs queued so far.
-	exDone := make(chan struct{})
-	go func() { s.ex.pending.Wait(); close(exDone) }()
-	select {
-	case <-exDone:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/episodes"
 )
 
@@ -184,43 +183,6 @@ func TestIDsValidated(t *testing.T) {
 	}
 	if w := f.remember(t, "", mnemo.NewRecord{ID: "adr:0001/use-sqlite_v2.md", Text: "a note"}); w[0].ID != "adr:0001/use-sqlite_v2.md" {
 		t.Errorf("a well-formed id was changed: %s", w[0].ID)
-	}
-}
-
-// TestExtractionStateKeysPerNamespace: the extraction state of thread "c"
-// of namespace "a/b" is not that of thread "b/c" of namespace "a": the
-// second thread's messages, older than the first's, are still extracted.
-func TestExtractionStateKeysPerNamespace(t *testing.T) {
-	f := open(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
-	ctx := context.Background()
-	start := f.now.Add(-time.Hour)
-	write := func(ns, thread string, at0 time.Time) {
-		for i, m := range []string{
-			"Ben: We decided to route night passes via Svalbard until Inuvik is back.",
-			"Anna: Pass briefs must state the backup-link status.",
-		} {
-			f.remember(t, ns, mnemo.NewRecord{Text: m, Thread: thread, At: at(at0.Add(time.Duration(i) * time.Minute))})
-			if err := f.svc.Flush(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	write("a/b", "c", start.Add(30*time.Minute))
-	write("a", "b/c", start)
-	for _, ns := range []string{"a/b", "a"} {
-		got, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ns), mnemo.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, r := range got {
-			if r.Source == "extracted" {
-				n++
-			}
-		}
-		if n == 0 {
-			t.Errorf("namespace %s: nothing extracted: its thread's state was taken for another namespace's", ns)
-		}
 	}
 }
 

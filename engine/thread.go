@@ -336,6 +336,13 @@ func (l *threadLocks) lock(ns string, threads ...string) func() {
 	}
 }
 
+// LockThread takes the lock this service's writers of a thread of
+// namespace ns hold and returns its release: work beside the service that
+// reads a thread and records what it read (extraction,
+// episodes.Extractor.Lock) sees no write of the thread half done. Records
+// written under it must name no thread.
+func (s *Service) LockThread(ns, thread string) func() { return s.threads.lock(ns, thread) }
+
 // lockAll locks every stripe (Reembed rewrites every thread).
 func (l *threadLocks) lockAll() func() {
 	for i := range l.mu {

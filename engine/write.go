@@ -157,13 +157,17 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 			}
 		}
 	}
-	if s.ex.q != nil {
-		queued := map[string]bool{}
+	if s.written != nil {
+		var threads []string
+		seen := map[string]bool{}
 		for _, r := range fresh {
-			if r.Thread != "" && !queued[r.Thread] {
-				queued[r.Thread] = true
-				s.queueExtract(sc.Namespace, r.Thread)
+			if r.Thread != "" && !seen[r.Thread] {
+				seen[r.Thread] = true
+				threads = append(threads, r.Thread)
 			}
+		}
+		if len(threads) > 0 {
+			s.written(sc.Namespace, threads)
 		}
 	}
 	events := 0

@@ -20,9 +20,9 @@ import (
 )
 
 // Extraction runs in the background, off the write path: after a write
-// adds messages to a thread, the engine queues a job that checks whether
-// the thread has gained Every messages since its last extraction and, if
-// so, stores the candidates the rules find in them (source "extracted",
+// adds messages to a thread, the service hands the thread to a Queue
+// (queue.go), whose goroutine checks whether the thread has gained Every
+// messages since its last extraction and, if so, stores the candidates the rules find in them (source "extracted",
 // confidence 0.5, "record:<message id>" and "thread:<name>" as
 // provenance, near-duplicates merged). Candidates carry no thread, so they
 // never trigger extraction.
@@ -387,8 +387,8 @@ func LearnProcedures(ctx context.Context, svc mnemo.Recorder, st mnemo.Store) (i
 // Extraction as a periodic job (`mnemo serve --extract-every`): every
 // thread of every namespace that has messages extraction has not read yet
 // is extracted, whatever their number, at the job's pace. It runs beside
-// the job queued by writes (Config.ExtractEvery) and shares its state, so
-// no message is read twice.
+// the queue writes feed (Queue, MNEMO_EXTRACT_EVERY) and shares its
+// state, so no message is read twice.
 //
 // Visibility: extraction reads a thread whole (every access level) and
 // writes each memory at the access level of the message it came from, in

@@ -30,7 +30,7 @@ func extracted(t *testing.T, f *enginetest.Fixture, c mnemo.Caller, ns string) [
 	return out
 }
 
-// ExtractAll (serve's extraction job) reads every thread of every
+// Extractor.All (serve's extraction job) reads every thread of every
 // namespace once, whatever the number of its new messages, and reads a
 // thread again only when it has new messages.
 func TestExtractAllReadsEachMessageOnce(t *testing.T) {
@@ -42,7 +42,7 @@ func TestExtractAllReadsEachMessageOnce(t *testing.T) {
 	f.Remember(t, "lab", mnemo.NewRecord{Text: "Kim: Samples must never leave the cold room.", Thread: "bench", At: enginetest.Ptr(start)})
 	f.Remember(t, "lab", mnemo.NewRecord{Text: "No thread: we decided nothing here."})
 
-	n, err := f.Svc.ExtractAll(ctx)
+	n, err := f.Extractor().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +53,12 @@ func TestExtractAllReadsEachMessageOnce(t *testing.T) {
 		t.Fatalf("ops: %+v", ops)
 	}
 	// Nothing new: nothing read again.
-	if n, err := f.Svc.ExtractAll(ctx); err != nil || len(n) != 0 {
+	if n, err := f.Extractor().All(ctx); err != nil || len(n) != 0 {
 		t.Fatalf("second run: %v, %v", n, err)
 	}
 	// One new message: it alone is read.
 	f.Remember(t, "ops", mnemo.NewRecord{Text: "Anna: Pass briefs must state the backup-link status.", Thread: "shift-7", At: enginetest.Ptr(start.Add(2 * time.Minute))})
-	if n, err := f.Svc.ExtractAll(ctx); err != nil || n["ops"] != 1 || len(n) != 1 {
+	if n, err := f.Extractor().All(ctx); err != nil || n["ops"] != 1 || len(n) != 1 {
 		t.Fatalf("third run: %v, %v", n, err)
 	}
 	if ops := extracted(t, f, enginetest.Admin, "ops"); len(ops) != 2 {
@@ -71,12 +71,12 @@ func TestExtractAllReadsEachMessageOnce(t *testing.T) {
 // it; a writer of low clearance does not hide the thread's restricted
 // messages from extraction.
 func TestExtractionKeepsClearanceAndNamespace(t *testing.T) {
-	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
+	f := enginetest.Extracting(t, 2, nil)
 	ctx := context.Background()
 	start := f.Now.Add(-time.Hour)
 	low := mnemo.Caller{Name: "low", Clearance: 0, Role: mnemo.RoleAdmin}
 	flush := func() {
-		if err := f.Svc.Flush(ctx); err != nil {
+		if err := f.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestExtractionKeepsClearanceAndNamespace(t *testing.T) {
 	// Serve's job: another thread at level 3, another namespace.
 	f.Remember(t, "ops", mnemo.NewRecord{Text: "Ben: We decided to keep the relay keys offline.", Thread: "u", AccessLevel: 3, At: enginetest.Ptr(start)})
 	f.Remember(t, "other", mnemo.NewRecord{Text: "Ben: We decided to paint the van red.", Thread: "t", At: enginetest.Ptr(start)})
-	if _, err := f.Svc.ExtractAll(ctx); err != nil {
+	if _, err := f.Extractor().All(ctx); err != nil {
 		t.Fatal(err)
 	}
 	all := extracted(t, f, enginetest.Admin, "ops")
@@ -150,7 +150,7 @@ func TestModelExtractionOneLevelPerCall(t *testing.T) {
 	f.Remember(t, "ops",
 		mnemo.NewRecord{Text: "Anna: Briefs must always name the relay.", Thread: "t", At: enginetest.Ptr(start)},
 		mnemo.NewRecord{Text: "Ben: We decided to move the secret relay to Inuvik.", Thread: "t", AccessLevel: 2, At: enginetest.Ptr(start.Add(time.Minute))})
-	if _, err := f.Svc.ExtractAll(ctx); err != nil {
+	if _, err := f.Extractor().All(ctx); err != nil {
 		t.Fatal(err)
 	}
 	users := chat.Users()

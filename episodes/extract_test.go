@@ -21,7 +21,7 @@ import (
 // extraction of the four, in the background; the candidates are stored as
 // low-confidence memories pointing at their messages.
 func TestExtractionEveryFourMessages(t *testing.T) {
-	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
+	f := enginetest.Extracting(t, 4, nil)
 	ctx := context.Background()
 	start := f.Now.Add(-time.Hour)
 	msgs := []string{
@@ -36,11 +36,11 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	for i, m := range msgs {
 		w := f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: enginetest.Ptr(start.Add(time.Duration(i) * time.Minute))})
 		ids = append(ids, w[0].ID)
-		if err := f.Svc.Flush(ctx); err != nil { // one message at a time, as a chat arrives
+		if err := f.Flush(ctx); err != nil { // one message at a time, as a chat arrives
 			t.Fatal(err)
 		}
 	}
-	if err := f.Svc.Flush(ctx); err != nil {
+	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
@@ -74,11 +74,11 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	// Two more messages: the next four (5-8) are read.
 	for i, m := range []string{"Ben: Noted.", "Anna: The maintenance window is 2026-12-02 at 14:00 and lasts 3 hours."} {
 		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "shift-7", At: enginetest.Ptr(start.Add(time.Duration(10+i) * time.Minute))})
-		if err := f.Svc.Flush(ctx); err != nil {
+		if err := f.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := f.Svc.Flush(ctx); err != nil {
+	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
@@ -101,7 +101,7 @@ func TestNoExtractionByDefault(t *testing.T) {
 	for i := range 8 {
 		f.Remember(t, "ops", mnemo.NewRecord{Text: "We decided to route night passes via Svalbard, take " + string(rune('a'+i)), Thread: "t"})
 	}
-	if err := f.Svc.Flush(context.Background()); err != nil {
+	if err := f.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := f.Svc.Store().Count(context.Background(), "ops"); n != 8 {
@@ -111,7 +111,7 @@ func TestNoExtractionByDefault(t *testing.T) {
 
 // A Russian thread gives its memories too, stored like English ones.
 func TestExtractionRussianThread(t *testing.T) {
-	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4 })
+	f := enginetest.Extracting(t, 4, nil)
 	ctx := context.Background()
 	start := f.Now.Add(-time.Hour)
 	for i, m := range []string{
@@ -121,11 +121,11 @@ func TestExtractionRussianThread(t *testing.T) {
 		"Кира: А кто подтверждает слот со станцией?",
 	} {
 		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(start.Add(time.Duration(i) * time.Minute))})
-		if err := f.Svc.Flush(ctx); err != nil {
+		if err := f.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := f.Svc.Flush(ctx); err != nil {
+	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
@@ -155,8 +155,7 @@ var russianShift = []string{
 
 func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*enginetest.Fixture, []*mnemo.Record, []string) {
 	t.Helper()
-	f := enginetest.Clocked(t, "", func(c *engine.Config) {
-		c.ExtractEvery = 4
+	f := enginetest.Extracting(t, 4, func(c *engine.Config) {
 		if model != nil {
 			c.Chat = model(t)
 		}
@@ -167,7 +166,7 @@ func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*enginetest.Fi
 		w := f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(f.Now.Add(time.Duration(i-60) * time.Minute))})
 		ids = append(ids, w[0].ID)
 	}
-	if err := f.Svc.Flush(ctx); err != nil {
+	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
@@ -254,7 +253,7 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 		<-release
 		return `{"memories": [{"kind": "question", "text": "Кто подтверждает слот?", "message": 4}]}`, "stop"
 	})
-	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 4; c.Chat = chat.Model(t, 5*time.Second) })
+	f := enginetest.Extracting(t, 4, func(c *engine.Config) { c.Chat = chat.Model(t, 5*time.Second) })
 	ctx := context.Background()
 	for i, m := range russianShift {
 		f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: "смена-7", At: enginetest.Ptr(f.Now.Add(time.Duration(i-60) * time.Minute))})
@@ -270,7 +269,7 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 		t.Errorf("a write to the thread waited %v for the model", d)
 	}
 	close(release)
-	if err := f.Svc.Flush(ctx); err != nil {
+	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
@@ -289,7 +288,7 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 // its messages, threads and count; a third thread updates it; a sequence
 // said in one thread only, or other steps, teach nothing.
 func TestProceduresLearnedFromRepetition(t *testing.T) {
-	f := enginetest.Clocked(t, "", func(c *engine.Config) { c.ExtractEvery = 2 })
+	f := enginetest.Extracting(t, 2, nil)
 	ctx := context.Background()
 	n := 0
 	say := func(thread string, msgs ...string) []string {
@@ -298,7 +297,7 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 			n++
 			ids = append(ids, f.Remember(t, "ops", mnemo.NewRecord{Text: m, Thread: thread, At: enginetest.Ptr(f.Now.Add(time.Duration(n-100) * time.Minute))})[0].ID)
 		}
-		if err := f.Svc.Flush(ctx); err != nil {
+		if err := f.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 		return ids
@@ -345,5 +344,42 @@ func TestProceduresLearnedFromRepetition(t *testing.T) {
 	say("смена-2", "Борис: И у нас.", "Борис: Чтобы переключить канал, сначала остановите аплинк, затем выберите резервный канал.")
 	if got := learned(); len(got) != 2 {
 		t.Errorf("%d learned procedures after the Russian threads, want 2", len(got))
+	}
+}
+
+// TestExtractionStateKeysPerNamespace: the extraction state of thread "c"
+// of namespace "a/b" is not that of thread "b/c" of namespace "a": the
+// second thread's messages, older than the first's, are still extracted.
+func TestExtractionStateKeysPerNamespace(t *testing.T) {
+	f := enginetest.Extracting(t, 2, nil)
+	ctx := context.Background()
+	start := f.Now.Add(-time.Hour)
+	write := func(ns, thread string, at0 time.Time) {
+		for i, m := range []string{
+			"Ben: We decided to route night passes via Svalbard until Inuvik is back.",
+			"Anna: Pass briefs must state the backup-link status.",
+		} {
+			f.Remember(t, ns, mnemo.NewRecord{Text: m, Thread: thread, At: enginetest.Ptr(at0.Add(time.Duration(i) * time.Minute))})
+			if err := f.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("a/b", "c", start.Add(30*time.Minute))
+	write("a", "b/c", start)
+	for _, ns := range []string{"a/b", "a"} {
+		got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, ns), mnemo.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range got {
+			if r.Source == "extracted" {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("namespace %s: nothing extracted: its thread's state was taken for another namespace's", ns)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/client"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -51,6 +52,14 @@ type app struct {
 	dbLabel string // the database file, or the PostgreSQL URL without its password
 	svc     *engine.Service
 	th      *thesaurus.Thesaurus // the service's, once built
+
+	// extractEvery is MNEMO_EXTRACT_EVERY: extraction on write once a
+	// thread has gained that many messages (0: off). extractor reads the
+	// store and writes through the service (serve's extraction job, the
+	// queue); extraction is the queue the service's writes feed, when on.
+	extractEvery int
+	extractor    episodes.Extractor
+	extraction   *episodes.Queue
 
 	// readOnly commands only read: a database file that does not exist is
 	// an error for them, not a new empty store.
@@ -276,7 +285,7 @@ func (a *app) engineConfig() (engine.Config, error) {
 		if err != nil || n < 0 || n > 1000 {
 			return cfg, fmt.Errorf("MNEMO_EXTRACT_EVERY %q is not a number of messages in 0..1000", v)
 		}
-		cfg.ExtractEvery = n
+		a.extractEvery = n
 	}
 	return cfg, nil
 }
@@ -310,17 +319,32 @@ func (a *app) openService(ctx context.Context, allowMismatch bool) (*engine.Serv
 	a.dbLabel = label
 	cfg.Store = st
 	cfg.AllowMismatch = allowMismatch
+	var q *episodes.Queue
+	if a.extractEvery > 0 {
+		q = episodes.NewQueue(cfg.Logger)
+		cfg.ThreadsWritten = q.Add
+	}
 	svc, err := engine.New(ctx, cfg)
 	if err != nil {
+		if q != nil {
+			q.Close()
+		}
 		st.Close()
 		return nil, err
 	}
-	a.store, a.svc = st, svc
+	a.extractor = episodes.Extractor{Store: st, Records: svc, Chat: cfg.Chat, Log: cfg.Logger, Every: a.extractEvery, Lock: svc.LockThread}
+	if q != nil {
+		q.Start(a.extractor)
+	}
+	a.store, a.svc, a.extraction = st, svc, q
 	return svc, nil
 }
 
 func (a *app) close() error {
 	var err error
+	if a.extraction != nil {
+		a.extraction.Close() // writes through the service: closed first
+	}
 	if a.svc != nil {
 		err = a.svc.Close()
 	}
@@ -329,6 +353,6 @@ func (a *app) close() error {
 			err = cerr
 		}
 	}
-	a.svc, a.store = nil, nil
+	a.svc, a.store, a.extraction = nil, nil, nil
 	return err
 }

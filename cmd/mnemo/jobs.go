@@ -32,8 +32,9 @@ type serveJob struct {
 }
 
 // serveJobs lists the background jobs `mnemo serve` runs at pace p, each
-// off the request path, in a goroutine of its own (background).
-func serveJobs(svc *engine.Service, p jobPace) []serveJob {
+// off the request path, in a goroutine of its own (background); x is the
+// service's extractor.
+func serveJobs(svc *engine.Service, x episodes.Extractor, p jobPace) []serveJob {
 	var out []serveJob
 	if p.expire > 0 {
 		out = append(out, serveJob{"expiry", time.Minute, p.expire, expiryJob(svc, p.retention)})
@@ -46,7 +47,7 @@ func serveJobs(svc *engine.Service, p jobPace) []serveJob {
 	if p.extract > 0 {
 		// The messages of every thread not yet read by extraction become
 		// memories, each as restricted as its message.
-		out = append(out, serveJob{"extraction", 90 * time.Second, p.extract, svc.ExtractAll})
+		out = append(out, serveJob{"extraction", 90 * time.Second, p.extract, x.All})
 	}
 	if p.episodes > 0 {
 		out = append(out, serveJob{"episodes", 2 * time.Minute, p.episodes, func(ctx context.Context) (map[string]int, error) {

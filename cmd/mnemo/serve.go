@@ -145,7 +145,7 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		}
 		log.Info("indexes loaded", "namespaces", n, "ms", time.Since(start).Milliseconds())
 	}()
-	for _, j := range serveJobs(svc, jobPace{expire: *expireEvery, retention: keep, semantic: *semanticEvery,
+	for _, j := range serveJobs(svc, a.extractor, jobPace{expire: *expireEvery, retention: keep, semantic: *semanticEvery,
 		episodes: *episodesEvery, consolidate: *consolidateEvery, extract: *extractEvery}) {
 		go background(ctx, log, jobs, j.name, j.first, j.every, j.run)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/episodes"
 )
 
 // serve extracts memories from threads by default, every 10 minutes;
@@ -24,7 +25,7 @@ func TestServeExtractionFlag(t *testing.T) {
 	}
 	names := func(p jobPace) []string {
 		var out []string
-		for _, j := range serveJobs(nil, p) {
+		for _, j := range serveJobs(nil, episodes.Extractor{}, p) {
 			out = append(out, j.name)
 		}
 		return out
@@ -51,7 +52,7 @@ func TestServeExtractionJobOnTheBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	var job *serveJob
-	for _, j := range serveJobs(svc, jobPace{extract: 10 * time.Minute}) {
+	for _, j := range serveJobs(svc, episodes.Extractor{Store: svc.Store(), Records: svc, Lock: svc.LockThread}, jobPace{extract: 10 * time.Minute}) {
 		if j.name == "extraction" {
 			job = &j
 		}
@@ -71,5 +72,22 @@ func TestServeExtractionJobOnTheBoard(t *testing.T) {
 	// A second run finds nothing new.
 	if n, err := job.run(ctx); err != nil || len(n) != 0 {
 		t.Fatalf("second run: %v, %v", n, err)
+	}
+}
+
+// MNEMO_EXTRACT_EVERY=N extracts on write in any command: the second
+// message of a thread queues its extraction, and the command's close waits
+// for it, so the memories are stored when `mnemo remember` returns.
+func TestExtractionOnWriteInACommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	t.Setenv("MNEMO_EXTRACT_EVERY", "2")
+	mustCLI(t, db, "", "remember", "--thread", "shift-7", "Ben: We decided to route night passes via Svalbard.")
+	if out := mustCLI(t, db, "", "--json", "list"); strings.Contains(out, `"extracted"`) {
+		t.Fatalf("extracted after one message of two:\n%s", out)
+	}
+	mustCLI(t, db, "", "remember", "--thread", "shift-7", "Anna: Pass briefs must always state the backup-link status.")
+	out := mustCLI(t, db, "", "--json", "list")
+	if n := strings.Count(out, `"source": "extracted"`) + strings.Count(out, `"source":"extracted"`); n != 2 {
+		t.Fatalf("%d extracted memories after the second message, want 2:\n%s", n, out)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/episodes"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
 )
@@ -60,6 +62,12 @@ type Fixture struct {
 	Svc *engine.Service
 	Now time.Time
 	Tok mnemo.Tokenizer // the service's tokenizer
+	// Extraction is the queue the service's writes feed (Extracting);
+	// nil: no extraction on write.
+	Extraction *episodes.Queue
+
+	chat  llm.Model // the service's chat model (Config.Chat)
+	every int       // Extracting's messages per extraction
 }
 
 // Clocked opens a service as OpenAt does (at path, or in a new file when
@@ -76,9 +84,48 @@ func Clocked(t testing.TB, path string, mod func(*engine.Config)) *Fixture {
 		if mod != nil {
 			mod(c)
 		}
+		f.chat = c.Chat
 	})
 	f.Tok = f.Svc.Tokenizer()
 	return f
+}
+
+// Extracting opens a service as Clocked does (in a new file) whose writes
+// feed an extraction queue (episodes.Queue, f.Extraction), which extracts
+// a thread once it has gained every messages, as `mnemo` does with
+// MNEMO_EXTRACT_EVERY. The queue is closed before the service.
+func Extracting(t testing.TB, every int, mod func(*engine.Config)) *Fixture {
+	t.Helper()
+	q := episodes.NewQueue(nil)
+	f := Clocked(t, "", func(c *engine.Config) {
+		c.ThreadsWritten = q.Add
+		if mod != nil {
+			mod(c)
+		}
+	})
+	f.every, f.Extraction = every, q
+	q.Start(f.Extractor())
+	t.Cleanup(q.Close) // before the service's close, registered earlier
+	return f
+}
+
+// Extractor is the service's extractor: it reads the service's store and
+// writes through the service, with its chat model and thread locks (what
+// serve's extraction job runs, and the queue of Extracting).
+func (f *Fixture) Extractor() episodes.Extractor {
+	return episodes.Extractor{Store: f.Svc.Store(), Records: f.Svc, Chat: f.chat, Every: f.every, Lock: f.Svc.LockThread}
+}
+
+// Flush waits until the service's background work and the extractions
+// its writes queued so far are done.
+func (f *Fixture) Flush(ctx context.Context) error {
+	if err := f.Svc.Flush(ctx); err != nil {
+		return err
+	}
+	if f.Extraction != nil {
+		return f.Extraction.Flush(ctx)
+	}
+	return nil
 }
 
 // Remember stores recs in namespace ns as Admin, failing t on an error.
