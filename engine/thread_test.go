@@ -12,7 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
-	"github.com/mnemo-dev/mnemo/internal/bench"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 )
 
 // conversation is a short chat whose last turn names none of the words of
@@ -317,7 +317,7 @@ func TestThreadFactor(t *testing.T) {
 func BenchmarkRememberAppend(b *testing.B) {
 	f := open(b, "", nil)
 	ctx := context.Background()
-	syn := bench.NewSynth(7, f.now)
+	syn := synth.NewWorkload(7, f.now)
 	for range 20 {
 		if _, err := f.svc.Remember(mnemo.WithCallerIn(ctx, admin, ""), syn.Records(1000), mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -21,38 +20,22 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/client"
 	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
-var (
-	ltSubjects = []string{"the payment service", "the ledger", "the reactor coolant pump", "the GDPR breach process", "the mobile app",
-		"the search index", "the billing export", "the on-call rotation", "the satellite uplink", "the onboarding flow",
-		"the fraud model", "the data warehouse", "the release train", "the auth gateway", "the audit log"}
-	ltVerbs   = []string{"must be reviewed", "was migrated", "is owned by", "depends on", "failed during", "was rolled back after", "is rate limited by", "requires approval from", "is monitored by", "replaced"}
-	ltObjects = []string{"the platform team", "PostgreSQL 16", "the Friday deploy", "the compliance officer", "a canary release", "Kafka",
-		"the incident commander", "the quarterly audit", "Redis", "the security review", "the EU region", "a feature flag"}
-	ltScopes = []string{"/regulations/gdpr", "/rules/deploy", "/market/eu", "/cases/incident", "/news/release", "/scripts/ops", "/precedents/billing", "/"}
-	ltKinds  = []mnemo.Kind{mnemo.KindFact, mnemo.KindFact, mnemo.KindFact, mnemo.KindDecision, mnemo.KindProcedure, mnemo.KindPreference, mnemo.KindEvent, mnemo.KindEpisode}
-	ltTasks  = []string{"plan the payment service migration", "handle a GDPR data breach", "prepare the Friday deploy of the mobile app",
-		"why did we choose PostgreSQL for the ledger", "how do I roll back the billing export", "what did we decide about the auth gateway yesterday",
-		"review the fraud model before the quarterly audit", "inspect the reactor coolant pump", "fix the search index outage", "rotate on-call for the satellite uplink"}
-)
+// ltTasks frame the digest tasks the load test cycles through, each
+// around one of the workload's queries: the frames' words bring the
+// intents (why, how-to, recent, general) an agent's tasks carry.
+var ltTasks = []string{"plan the %s migration", "handle a %s breach", "prepare the Friday deploy of %s",
+	"why did we choose %s", "how do I roll back %s", "what did we decide about %s yesterday",
+	"review %s before the quarterly audit", "inspect %s", "fix the %s outage", "rotate on-call for %s"}
 
-// synthRecords returns n deterministic, varied records.
-func synthRecords(n int, seed uint64) []mnemo.NewRecord {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	out := make([]mnemo.NewRecord, n)
-	pick := func(s []string) string { return s[r.IntN(len(s))] }
-	for i := range out {
-		text := fmt.Sprintf("%s %s %s (note %d): %s %s %s.", pick(ltSubjects), pick(ltVerbs), pick(ltObjects), i,
-			pick(ltSubjects), pick(ltVerbs), pick(ltObjects))
-		imp := float64(r.IntN(100)) / 100
-		at := time.Now().Add(-time.Duration(r.IntN(3000)) * time.Hour).UTC()
-		out[i] = mnemo.NewRecord{Text: text, Kind: ltKinds[r.IntN(len(ltKinds))], Scope: pick(ltScopes), Importance: &imp, At: &at,
-			Component: strings.Fields(pick(ltSubjects))[1], Tags: []string{"t" + strconv.Itoa(r.IntN(20))}}
-	}
-	return out
-}
+// ltWorkload is the load test's synthetic workload, the benchmarks' own
+// (internal/synth): its stream have+1 the records loaded into a store of
+// have, stream 0 the digest tasks, stream 1,000,000+row the records row
+// writes, so all share one vocabulary and none repeats another's text.
+func ltWorkload() *synth.Workload { return synth.NewWorkload(1, time.Now()) }
 
 func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
@@ -101,7 +84,7 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 		}
 		if have < *records {
 			start := time.Now()
-			recs := synthRecords(*records-have, uint64(have)+1)
+			recs := ltWorkload().Stream(uint64(have) + 1).Records(*records - have)
 			bar := progress(a.stderr, "loaded")
 			for i := 0; i < len(recs); i += 1000 {
 				part := recs[i:min(i+1000, len(recs))]
@@ -132,17 +115,23 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	tasks := make([]string, len(ltTasks))
+	work := ltWorkload()
+	qs := work.Stream(0)
+	for i, f := range ltTasks {
+		tasks[i] = fmt.Sprintf(f, qs.Query())
+	}
 	// Warm up: caches, connections, the in-memory vector index.
 	for i := range 20 {
-		if _, err := c.Digest(ctx, mnemo.DigestRequest{Task: ltTasks[i%len(ltTasks)], Budget: *budget}); err != nil {
+		if _, err := c.Digest(ctx, mnemo.DigestRequest{Task: tasks[i%len(tasks)], Budget: *budget}); err != nil {
 			return err
 		}
 	}
 	// The timed requests are plain POSTs whose answer is read to the end but
 	// not decoded: on a shared 2-core machine, decoding 50 KB of JSON per
 	// request in the load generator would take CPU from the server measured.
-	bodies := make([][]byte, len(ltTasks))
-	for i, task := range ltTasks {
+	bodies := make([][]byte, len(tasks))
+	for i, task := range tasks {
 		bodies[i], _ = json.Marshal(mnemo.DigestRequest{Task: task, Budget: *budget})
 	}
 	if writes == 0 {
@@ -156,15 +145,12 @@ func cmdLoadtest(ctx context.Context, a *app, args []string) error {
 	// Request i is a write when the running share of writes passes a whole
 	// number there, which spreads the writes evenly over the requests.
 	isWrite := func(i int) bool { return (i+1)*writes/(reads+writes) > i*writes/(reads+writes) }
-	written := 0
 	for row, n := range counts {
-		// Records written by this row: new texts, so few are merged as
-		// near-duplicates.
+		// Records written by this row: new texts (a seed of its own), so
+		// few are merged as near-duplicates.
 		var recs [][]byte
 		if writes > 0 {
-			for _, r := range synthRecords(*requests*writes/(reads+writes)+1, uint64(1_000_000+row)) {
-				r.Text = fmt.Sprintf("%s (load write %d)", r.Text, written)
-				written++
+			for _, r := range work.Stream(uint64(1_000_000 + row)).Records(*requests*writes/(reads+writes) + 1) {
 				b, _ := json.Marshal(r)
 				recs = append(recs, b)
 			}

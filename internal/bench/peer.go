@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 )
 
 // PeerPackage is the npm package of the reference MCP memory server.
@@ -191,7 +192,7 @@ func RunPeer(ctx context.Context, opt PeerOptions) (*PeerReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	syn := NewSynth(opt.Seed, time.Now())
+	syn := synth.NewWorkload(opt.Seed, time.Now())
 	var ents []peerEntity
 	for i := range 20 {
 		ents = append(ents, peerEntity{Name: "topic-" + strconv.Itoa(i), EntityType: "topic", Observations: []string{}})

@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/internal/stats"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/tokenize"
@@ -210,7 +211,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	const ns = "perf"
 	rep := &PerfReport{Quick: opt.Quick, Queries: opt.Queries, Budget: opt.Budget, K: opt.K, Batch: opt.Batch,
 		GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, WriteCheck: check}
-	syn := NewSynth(opt.Seed, time.Now())
+	syn := synth.NewWorkload(opt.Seed, time.Now())
 	queries := make([]string, opt.Queries)
 	for i := range queries {
 		queries[i] = syn.Query()

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,49 +11,8 @@ import (
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/internal/enginetest"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 )
-
-func TestSynthDeterministic(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a, b := NewSynth(7, now), NewSynth(7, now)
-	ra, rb := a.Records(50), b.Records(50)
-	kinds, scopes := map[mnemo.Kind]bool{}, map[string]bool{}
-	for i := range ra {
-		if ra[i].Text != rb[i].Text || ra[i].Kind != rb[i].Kind || !ra[i].At.Equal(*rb[i].At) {
-			t.Fatalf("record %d differs for the same seed", i)
-		}
-		r := ra[i].Record()
-		r.Normalize(now)
-		if err := r.Validate(mnemo.DefaultLimits); err != nil {
-			t.Fatalf("record %d invalid: %v", i, err)
-		}
-		kinds[ra[i].Kind], scopes[ra[i].Scope] = true, true
-	}
-	if len(kinds) < 4 || len(scopes) < 5 {
-		t.Errorf("too little variety: %d kinds, %d scopes", len(kinds), len(scopes))
-	}
-	if a.Query() != b.Query() {
-		t.Error("queries differ for the same seed")
-	}
-	if NewSynth(8, now).Record().Text == NewSynth(7, now).Record().Text {
-		t.Error("different seeds give the same text")
-	}
-	// Zipf: the most frequent word is far more common than a mid-rank one.
-	counts := map[string]int{}
-	for _, r := range a.Records(300) {
-		for _, w := range strings.Fields(strings.ToLower(r.Text)) {
-			counts[strings.Trim(w, ".,")]++
-		}
-	}
-	var cs []int
-	for _, c := range counts {
-		cs = append(cs, c)
-	}
-	slices.Sort(cs)
-	if len(counts) < 500 || cs[len(cs)-1] < 10*cs[len(cs)/2] {
-		t.Errorf("vocabulary %d words, max count %d, median %d: not Zipf-like", len(counts), cs[len(cs)-1], cs[len(cs)/2])
-	}
-}
 
 func TestNewLatency(t *testing.T) {
 	var s []time.Duration
@@ -110,7 +68,7 @@ func TestRunPerfSmall(t *testing.T) {
 func BenchmarkDigest(b *testing.B) {
 	ctx := context.Background()
 	svc, _ := enginetest.Open(b, func(c *engine.Config) { c.Embedder = embed.NewCached(embed.NewHash(0), 1024) })
-	syn := NewSynth(1, time.Now())
+	syn := synth.NewWorkload(1, time.Now())
 	for range 20 {
 		if _, err := svc.Remember(mnemo.WithCallerIn(ctx, benchCaller, "b"), syn.Records(500), mnemo.WriteOptions{}); err != nil {
 			b.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/internal/synth"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokenize"
@@ -83,7 +84,7 @@ func (t *restTarget) Close() {
 
 // load writes n records of syn through the engine in batches of 500,
 // without the near-duplicate check: the fast way to fill a store.
-func (t *restTarget) load(ctx context.Context, ns string, syn *Synth, n int) error {
+func (t *restTarget) load(ctx context.Context, ns string, syn *synth.Workload, n int) error {
 	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
 	for done := 0; done < n; {
 		k := min(500, n-done)
@@ -194,7 +195,7 @@ func RunWrites(ctx context.Context, opt WritesOptions) (*WritesReport, error) {
 	defer t.Close()
 	rep := &WritesReport{Records: opt.Records, Window: opt.Window,
 		GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH}
-	syn := NewSynth(opt.Seed, time.Now())
+	syn := synth.NewWorkload(opt.Seed, time.Now())
 	all := make([]time.Duration, 0, opt.Records)
 	var busy time.Duration
 	for from := 0; from < opt.Records; from += opt.Window {
@@ -358,7 +359,7 @@ func RunWriteCheck(ctx context.Context, opt WriteCheckOptions) (*WriteCheck, err
 	}
 	defer cleanup()
 	const ns = "writes"
-	syn := NewSynth(opt.Seed, time.Now())
+	syn := synth.NewWorkload(opt.Seed, time.Now())
 	sizes := []int{opt.Small, opt.Large}
 	targets := make([]*restTarget, 2)
 	defer func() {

@@ -1,8 +1,9 @@
 // Package synth is the vocabulary of mnemo's synthetic corpora: invented
 // words (a few syllables each, so that no thesaurus or stemmer knows them)
 // drawn with a Zipf distribution, so that a few words are everywhere and
-// most are rare, as in real text. The benchmarks' workload (bench.Synth)
-// and the stores' benchmark corpus (storetest.Corpus) are built on it.
+// most are rare, as in real text. The workload of the benchmarks and the
+// load test (Workload: records and queries) and the stores' benchmark
+// corpus (storetest.Corpus) are built on it.
 package synth
 
 import (
@@ -15,13 +16,14 @@ import (
 type Words struct {
 	vocab []string
 	zipf  *rand.Zipf
+	s, v  float64 // the Zipf distribution's exponent and offset
 }
 
 // NewWords invents n distinct words of two to four syllables with rng and
 // draws them with a Zipf distribution of exponent s (> 1) and offset v
 // (>= 1): word i has weight (v + i)^-s.
 func NewWords(rng *rand.Rand, syllables []string, n int, s, v float64) *Words {
-	w := &Words{}
+	w := &Words{s: s, v: v}
 	seen := make(map[string]bool, n)
 	for len(w.vocab) < n {
 		var b strings.Builder
@@ -35,6 +37,12 @@ func NewWords(rng *rand.Rand, syllables []string, n int, s, v float64) *Words {
 	}
 	w.zipf = rand.NewZipf(rng, s, v, uint64(n-1))
 	return w
+}
+
+// Drawn returns the same words, with the same distribution, drawn with
+// rng.
+func (w *Words) Drawn(rng *rand.Rand) *Words {
+	return &Words{vocab: w.vocab, zipf: rand.NewZipf(rng, w.s, w.v, uint64(len(w.vocab)-1)), s: w.s, v: w.v}
 }
 
 // Word draws a word.

@@ -1,4 +1,4 @@
-package bench
+package synth
 
 import (
 	"math/rand/v2"
@@ -7,23 +7,23 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/synth"
 )
 
-// Synth generates a deterministic synthetic memory workload: records with
+// Workload generates the deterministic synthetic memory workload of the
+// benchmarks (mnemo bench) and the load test (mnemo loadtest): records with
 // realistic, varied text (a vocabulary of a few thousand invented words drawn
 // with a Zipf distribution, so a few words are everywhere and most are rare,
 // plus identifiers, numbers and component names), spread over several
 // layers, kinds and scopes, with times over the two years before a fixed
 // instant; and queries drawn from the same vocabulary.
-type Synth struct {
+type Workload struct {
 	rng   *rand.Rand
-	words *synth.Words
+	words *Words
 	now   time.Time
 }
 
-// SynthVocabulary is the number of distinct words the generator uses.
-const SynthVocabulary = 4000
+// Vocabulary is the number of distinct words the workload uses.
+const Vocabulary = 4000
 
 // syllables build the invented words.
 const syllables = `ka lo mi ra ne to su va ri de po na le ti mo ga ze lu fi
@@ -38,17 +38,31 @@ var (
 	synthComponents = []string{"api", "billing", "ingest", "scheduler", "telemetry", "auth", "storage", "ui"}
 )
 
-// NewSynth returns a generator; the same seed gives the same workload.
+// NewWorkload returns a generator; the same seed gives the same workload.
 // Record times lie in the two years before now.
-func NewSynth(seed uint64, now time.Time) *Synth {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	return &Synth{rng: rng, words: synth.NewWords(rng, strings.Fields(syllables), SynthVocabulary, 1.07, 2), now: now}
+func NewWorkload(seed uint64, now time.Time) *Workload {
+	rng := newRand(seed)
+	return &Workload{rng: rng, words: NewWords(rng, strings.Fields(syllables), Vocabulary, 1.07, 2), now: now}
 }
 
-func (s *Synth) word() string { return s.words.Word() }
+// Stream returns a workload of the same words and instant drawing from a
+// stream of its own: the same seed, the same draws. Records and queries
+// drawn from streams of different seeds share their vocabulary but not
+// their texts.
+func (s *Workload) Stream(seed uint64) *Workload {
+	rng := newRand(seed)
+	return &Workload{rng: rng, words: s.words.Drawn(rng), now: s.now}
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+// At returns the workload's word of rank i (0: the most frequent).
+func (s *Workload) At(i int) string { return s.words.At(i) }
+
+func (s *Workload) word() string { return s.words.Word() }
 
 // sentence returns n words with some punctuation, identifiers and numbers.
-func (s *Synth) sentence(n int) string {
+func (s *Workload) sentence(n int) string {
 	var b strings.Builder
 	for i := range n {
 		if i > 0 {
@@ -75,7 +89,7 @@ func (s *Synth) sentence(n int) string {
 
 // Record returns the next synthetic record: one to three sentences of 6 to
 // 24 words.
-func (s *Synth) Record() mnemo.NewRecord {
+func (s *Workload) Record() mnemo.NewRecord {
 	var parts []string
 	for range 1 + s.rng.IntN(3) {
 		parts = append(parts, s.sentence(6+s.rng.IntN(19)))
@@ -99,7 +113,7 @@ func (s *Synth) Record() mnemo.NewRecord {
 }
 
 // Records returns the next n records.
-func (s *Synth) Records(n int) []mnemo.NewRecord {
+func (s *Workload) Records(n int) []mnemo.NewRecord {
 	out := make([]mnemo.NewRecord, n)
 	for i := range out {
 		out[i] = s.Record()
@@ -110,7 +124,7 @@ func (s *Synth) Records(n int) []mnemo.NewRecord {
 // Query returns a task-like query of 3 to 8 words: mostly Zipf-drawn words
 // plus one mid-frequency topic word, so queries match from a handful to
 // thousands of records.
-func (s *Synth) Query() string {
+func (s *Workload) Query() string {
 	n := 3 + s.rng.IntN(6)
 	words := make([]string, 0, n)
 	words = append(words, s.words.At(50+s.rng.IntN(1500)))
