@@ -43,26 +43,17 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var extracted []*mnemo.Record
-	for _, r := range got {
-		if r.Source == "extracted" {
-			extracted = append(extracted, r)
-		}
-	}
+	ex := extracted(t, f, enginetest.Admin, "ops")
 	// The first four messages were read; the last two wait for two more.
-	if len(extracted) != 2 {
+	if len(ex) != 2 {
 		var texts []string
-		for _, r := range extracted {
+		for _, r := range ex {
 			texts = append(texts, r.Text)
 		}
-		t.Fatalf("%d extracted records, want 2:\n%s", len(extracted), strings.Join(texts, "\n"))
+		t.Fatalf("%d extracted records, want 2:\n%s", len(ex), strings.Join(texts, "\n"))
 	}
 	kinds := map[mnemo.Kind]*mnemo.Record{}
-	for _, r := range extracted {
+	for _, r := range ex {
 		kinds[r.Kind] = r
 	}
 	dec, rule := kinds[mnemo.KindDecision], kinds[mnemo.KindFact]
@@ -81,16 +72,12 @@ func TestExtractionEveryFourMessages(t *testing.T) {
 	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
-	n := 0
+	ex = extracted(t, f, enginetest.Admin, "ops")
 	var texts []string
-	for _, r := range got {
-		if r.Source == "extracted" {
-			n++
-			texts = append(texts, r.Text)
-		}
+	for _, r := range ex {
+		texts = append(texts, r.Text)
 	}
-	if n != 5 || !strings.Contains(strings.Join(texts, "\n"), "Open question (Anna): Who confirms the slot") {
+	if n := len(ex); n != 5 || !strings.Contains(strings.Join(texts, "\n"), "Open question (Anna): Who confirms the slot") {
 		t.Errorf("%d extracted after eight messages, want 5:\n%s", n, strings.Join(texts, "\n"))
 	}
 }
@@ -128,15 +115,9 @@ func TestExtractionRussianThread(t *testing.T) {
 	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	kinds := map[string]bool{}
-	for _, r := range got {
-		if r.Source == "extracted" {
-			kinds[string(r.Kind)+" "+strings.SplitN(r.Text, " (", 2)[0]] = true
-		}
+	for _, r := range extracted(t, f, enginetest.Admin, "ops") {
+		kinds[string(r.Kind)+" "+strings.SplitN(r.Text, " (", 2)[0]] = true
 	}
 	for _, k := range []string{"decision Decided", "fact Rule", "fact Open question"} {
 		if !kinds[k] {
@@ -169,17 +150,7 @@ func extractWith(t *testing.T, model func(*testing.T) llm.Model) (*enginetest.Fi
 	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ex []*mnemo.Record
-	for _, r := range got {
-		if r.Source == "extracted" {
-			ex = append(ex, r)
-		}
-	}
-	return f, ex, ids
+	return f, extracted(t, f, enginetest.Admin, "ops"), ids
 }
 
 // With a chat model, the model's memories are stored (any language), each
@@ -272,14 +243,7 @@ func TestExtractionChatModelDoesNotBlockTheThread(t *testing.T) {
 	if err := f.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, "ops"), mnemo.ListOptions{})
-	n := 0
-	for _, r := range got {
-		if r.Source == "extracted" {
-			n++
-		}
-	}
-	if n != 1 || chat.Calls() != 1 {
+	if n := len(extracted(t, f, enginetest.Admin, "ops")); n != 1 || chat.Calls() != 1 {
 		t.Errorf("%d extracted after %d calls, want the model's one memory from one call", n, chat.Calls())
 	}
 }
@@ -368,17 +332,7 @@ func TestExtractionStateKeysPerNamespace(t *testing.T) {
 	write("a/b", "c", start.Add(30*time.Minute))
 	write("a", "b/c", start)
 	for _, ns := range []string{"a/b", "a"} {
-		got, err := f.Svc.List(mnemo.WithCallerIn(ctx, enginetest.Admin, ns), mnemo.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, r := range got {
-			if r.Source == "extracted" {
-				n++
-			}
-		}
-		if n == 0 {
+		if len(extracted(t, f, enginetest.Admin, ns)) == 0 {
 			t.Errorf("namespace %s: nothing extracted: its thread's state was taken for another namespace's", ns)
 		}
 	}
