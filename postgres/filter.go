@@ -7,12 +7,11 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/memindex"
+	"github.com/mnemo-dev/mnemo/internal/storesql"
 )
 
-// The SQL of List and Keyword follows the filter semantics of package
-// memindex, whose predicate serves Vector (the conformance suite checks
-// that they agree).
+// The SQL of List, Threads and Keyword is storesql.Filter's, in
+// PostgreSQL's dialect.
 
 // where accumulates SQL conditions joined by AND, with numbered parameters.
 type where struct {
@@ -35,69 +34,31 @@ func (w *where) String() string {
 	return strings.Join(w.conds, " AND ")
 }
 
-// whereSQL translates the scope and filter into conditions on records.
+// Arg adds a parameter and returns its placeholder (storesql.Conds).
+func (w *where) Arg(v any) string { return w.arg(v) }
+
+// Add adds a condition (storesql.Conds).
+func (w *where) Add(cond string) { w.add(cond) }
+
+// dialect is PostgreSQL's spelling of a filter's lists, tags and
+// references.
+var dialect = storesql.Dialect{
+	In: func(c storesql.Conds, col string, vals []string) string {
+		return col + " = ANY(" + c.Arg(vals) + "::text[])"
+	},
+	Tags: func(c storesql.Conds, tags []string) []string {
+		b, _ := json.Marshal(tags)
+		return []string{"tags @> " + c.Arg(string(b)) + "::jsonb"}
+	},
+	Ref: func(c storesql.Conds, ref string) string {
+		b, _ := json.Marshal([]string{ref})
+		r := c.Arg(string(b))
+		return "(tags @> " + r + "::jsonb OR provenance @> " + r + "::jsonb)"
+	},
+}
+
+// whereSQL translates the scope and filter into conditions on records
+// (storesql.Filter).
 func whereSQL(w *where, sc mnemo.Scope, f mnemo.Filter, now time.Time, includeDeleted, includeHistory bool) {
-	w.add("namespace = " + w.arg(sc.Namespace))
-	w.add("access_level <= " + w.arg(sc.Clearance))
-	if !includeDeleted {
-		w.add("deleted_at IS NULL")
-	}
-	if !includeHistory {
-		t := now
-		if f.AsOf != nil {
-			t = *f.AsOf
-		}
-		at := w.arg(t.UnixNano())
-		w.add("(valid_from IS NULL OR valid_from <= " + at + ")")
-		w.add("(valid_to IS NULL OR valid_to > " + at + ")")
-	}
-	if len(f.Layers) > 0 {
-		vals := make([]string, len(f.Layers))
-		for i, l := range f.Layers {
-			vals[i] = string(l)
-		}
-		w.add("layer = ANY(" + w.arg(vals) + "::text[])")
-	}
-	if len(f.Kinds) > 0 {
-		vals := make([]string, len(f.Kinds))
-		for i, k := range f.Kinds {
-			vals[i] = string(k)
-		}
-		w.add("kind = ANY(" + w.arg(vals) + "::text[])")
-	}
-	if p := memindex.ScopePrefix(f.ScopePrefix); p != "" {
-		// Byte-wise range (scope has the "C" collation): every string that
-		// starts with p+"/" sorts in [p+"/", p+"0") because '0' follows '/'.
-		w.add("(scope = " + w.arg(p) + " OR (scope >= " + w.arg(p+"/") + " AND scope < " + w.arg(p+"0") + "))")
-	}
-	if f.Component != "" {
-		w.add("component = " + w.arg(f.Component))
-	}
-	if f.Mission != "" {
-		w.add("mission = " + w.arg(f.Mission))
-	}
-	if f.Thread != "" {
-		w.add("thread = " + w.arg(f.Thread))
-	}
-	if len(f.Tags) > 0 {
-		b, _ := json.Marshal(f.Tags)
-		w.add("tags @> " + w.arg(string(b)) + "::jsonb")
-	}
-	if f.MinCriticality > 0 {
-		w.add("criticality >= " + w.arg(f.MinCriticality))
-	}
-	if f.Since != nil {
-		w.add("created_at >= " + w.arg(f.Since.UnixNano()))
-	}
-	if f.Until != nil {
-		w.add("created_at < " + w.arg(f.Until.UnixNano()))
-	}
-	if f.Outcome != "" {
-		w.add("outcome = " + w.arg(f.Outcome))
-	}
-	if f.Operator != "" {
-		b, _ := json.Marshal([]string{mnemo.OperatorRef + f.Operator})
-		ref := w.arg(string(b))
-		w.add("(tags @> " + ref + "::jsonb OR provenance @> " + ref + "::jsonb)")
-	}
+	storesql.Filter(w, dialect, sc, f, now, includeDeleted, includeHistory)
 }
