@@ -57,6 +57,13 @@ func runCLI(t testing.TB, db string, args ...string) string {
 // answers; it is killed when the test ends.
 func startServe(t testing.TB, db string, extra ...string) string {
 	t.Helper()
+	base, _ := startServeProc(t, db, extra...)
+	return base
+}
+
+// startServeProc is startServe that also returns the server's process.
+func startServeProc(t testing.TB, db string, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +91,7 @@ func startServe(t testing.TB, db string, extra ...string) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return base
+				return base, cmd
 			}
 		}
 		if time.Now().After(deadline) {
