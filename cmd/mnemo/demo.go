@@ -20,6 +20,16 @@ func f64(v float64) *float64 { return &v }
 // their rejected alternatives, and an operator's correction patterns.
 func demoMission(now time.Time) []mnemo.NewRecord {
 	ago := func(d time.Duration) *time.Time { t := now.Add(-d); return &t }
+	// earlierToday is d ago, but no earlier than today's midnight: the
+	// forecast for tonight was issued today whatever the hour, so the task's
+	// "tonight" finds it at any time of day.
+	earlierToday := func(d time.Duration) *time.Time {
+		t := now.Add(-d)
+		if midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location()); t.Before(midnight) {
+			t = midnight
+		}
+		return &t
+	}
 	day := 24 * time.Hour
 	return []mnemo.NewRecord{
 		{Kind: mnemo.KindCore, Layer: mnemo.LayerDomain, Scope: "/rules/mission", Importance: f64(1),
@@ -27,7 +37,7 @@ func demoMission(now time.Time) []mnemo.NewRecord {
 		{Kind: mnemo.KindFact, Scope: "/rules/safety", Importance: f64(0.9), Criticality: f64(0.9),
 			Text: "Safety rule: uplink power above 200 W requires the RF safety officer on the loop; Svalbard station limits uplink to 150 W after 22:00 local time.", At: ago(300 * day)},
 		{Kind: mnemo.KindFact, Scope: "/news/space-weather", Importance: f64(0.6), Criticality: f64(0.7),
-			Text: "Space weather: a G2 geomagnetic storm is forecast for tonight; expect scintillation on S-band passes above 60° latitude.", At: ago(6 * time.Hour)},
+			Text: "Space weather: a G2 geomagnetic storm is forecast for tonight; expect scintillation on S-band passes above 60° latitude.", At: earlierToday(6 * time.Hour)},
 		{Kind: mnemo.KindFact, Scope: "/market/ground-segment", Importance: f64(0.4),
 			Text: "Ground segment: Svalbard and Inuvik both track Sentinel; Inuvik's 13 m antenna is in maintenance until Friday.", At: ago(3 * day)},
 		{Kind: mnemo.KindDecision, Scope: "/cases/passes", Importance: f64(0.8), Component: "pass-planning",
