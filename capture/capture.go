@@ -1,6 +1,7 @@
 // Package capture records operator prompts as orphan commits in a bare git
-// repository (DESIGN.md §6, "prompt capture, phase 0"). It is the only
-// package that imports go-git.
+// repository (DESIGN.md §6, "prompt capture, phase 0"). It reads and writes
+// the repository's files itself, with the standard library only (object.go),
+// so that a capture process starts and finishes quickly.
 //
 // # Repository layout
 //
@@ -29,8 +30,11 @@
 // link, which fails instead of overwriting when the name already exists, so
 // parallel hooks never clobber each other's refs (a collision only makes the
 // writer pick a new random suffix). Objects are written as loose objects
-// through go-git's storage (temporary file, then rename), so concurrent
-// writers never leave a partial object behind.
+// (a temporary file in the object's directory, then a rename, as git does),
+// so concurrent writers never leave a partial object behind; an object up
+// to about 4 KiB is stored uncompressed in its zlib stream, a larger one
+// compressed at git's default level for loose objects. List reads loose
+// objects and the packs `git gc` makes.
 //
 // # Claude Code hook
 //
@@ -66,11 +70,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-
 	"github.com/mnemo-dev/mnemo"
 )
 
@@ -105,7 +104,6 @@ type Captured struct {
 // the same time.
 type Repo struct {
 	path string
-	st   *filesystem.Storage
 }
 
 // Open opens the bare prompt repository at path. It returns ENOTFOUND when
@@ -141,8 +139,7 @@ func OpenOrInit(ctx context.Context, path string) (*Repo, error) {
 }
 
 func open(path string) *Repo {
-	fs := osfs.New(path)
-	return &Repo{path: path, st: filesystem.NewStorage(fs, cache.NewObjectLRU(cache.MiByte))}
+	return &Repo{path: path}
 }
 
 // Path returns the directory of the bare repository.
@@ -239,7 +236,7 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 	}
 	body = append(body, '\n')
 
-	blobHash, err := r.write(plumbing.BlobObject, body)
+	blobHash, err := r.writeLoose("blob", body)
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write blob: %w", err)
 	}
@@ -247,14 +244,14 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 	var tree bytes.Buffer
 	tree.WriteString("100644 " + FileName + "\x00")
 	tree.Write(blobHash[:])
-	treeHash, err := r.write(plumbing.TreeObject, tree.Bytes())
+	treeHash, err := r.writeLoose("tree", tree.Bytes())
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write tree: %w", err)
 	}
 
 	sig := "mnemo <mnemo@localhost> " + strconv.FormatInt(p.Timestamp.Unix(), 10) + " " + p.Timestamp.Format("-0700")
 	commit := "tree " + treeHash.String() + "\nauthor " + sig + "\ncommitter " + sig + "\n\n" + Message(p)
-	commitHash, err := r.write(plumbing.CommitObject, []byte(commit))
+	commitHash, err := r.writeLoose("commit", []byte(commit))
 	if err != nil {
 		return Captured{}, fmt.Errorf("capture: write commit: %w", err)
 	}
@@ -264,39 +261,6 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 		return Captured{}, fmt.Errorf("capture: write ref: %w", err)
 	}
 	return Captured{Ref: ref, Commit: commitHash.String(), Prompt: p}, nil
-}
-
-// write stores one loose object (go-git writes it to a temporary file and
-// renames it into place) and returns its hash.
-func (r *Repo) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	obj := r.st.NewEncodedObject()
-	obj.SetType(t)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return r.st.SetEncodedObject(obj)
-}
-
-// read returns the content of the object h of type t.
-func (r *Repo) read(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	obj, err := r.st.EncodedObject(t, h)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
 }
 
 // createRef creates refs/prompts/<session>/<n> pointing at sha, choosing a
@@ -465,15 +429,20 @@ func (r *Repo) List(ctx context.Context) ([]Captured, error) {
 }
 
 func (r *Repo) readPrompt(sha string) (Prompt, error) {
-	commit, err := r.read(plumbing.CommitObject, plumbing.NewHash(sha))
+	ch, ok := parseName(sha)
+	if !ok {
+		return Prompt{}, errors.New("bad commit name")
+	}
+	commit, err := r.readObject("commit", ch)
 	if err != nil {
 		return Prompt{}, err
 	}
 	treeHex, ok := strings.CutPrefix(firstLine(string(commit)), "tree ")
-	if !ok || !isHex40(treeHex) {
+	th, ok2 := parseName(treeHex)
+	if !ok || !ok2 {
 		return Prompt{}, errors.New("commit without a tree")
 	}
-	tree, err := r.read(plumbing.TreeObject, plumbing.NewHash(treeHex))
+	tree, err := r.readObject("tree", th)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -484,13 +453,13 @@ func (r *Repo) readPrompt(sha string) (Prompt, error) {
 			break
 		}
 		_, name, _ := strings.Cut(string(tree[:nul]), " ")
-		var h plumbing.Hash
+		var h objectName
 		copy(h[:], tree[nul+1:nul+21])
 		tree = tree[nul+21:]
 		if name != FileName {
 			continue
 		}
-		data, err := r.read(plumbing.BlobObject, h)
+		data, err := r.readObject("blob", h)
 		if err != nil {
 			return Prompt{}, err
 		}

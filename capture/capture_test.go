@@ -407,3 +407,63 @@ func TestFromHook(t *testing.T) {
 		t.Errorf("FromHook = %+v, want %+v", p, want)
 	}
 }
+
+// TestListPacked reads prompts back after git packs the repository, with
+// deltas against offsets and against object names, and with prompts both
+// small (stored uncompressed) and large (compressed).
+func TestListPacked(t *testing.T) {
+	for _, ofs := range []string{"true", "false"} {
+		t.Run("useDeltaBaseOffset="+ofs, func(t *testing.T) {
+			ctx := context.Background()
+			repo := filepath.Join(t.TempDir(), "prompts.git")
+			r, err := capture.OpenOrInit(ctx, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+			want := map[string]string{}
+			for i := range 40 {
+				text := fmt.Sprintf("step %d: refactor the recall path so that the digest stays under budget", i)
+				if i%5 == 0 {
+					text += "\n" + strings.Repeat(fmt.Sprintf("a long pasted log line %d of the failing test\n", i), 200)
+				}
+				c, err := r.Capture(ctx, capture.Prompt{Prompt: text, Timestamp: ts.Add(time.Duration(i) * time.Second), SessionID: "s", Repository: "/src/mnemo"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[c.Commit] = text
+			}
+			checkRepo(t, repo)
+			gitCmd(t, repo, nil, "--git-dir", repo, "-c", "repack.useDeltaBaseOffset="+ofs, "repack", "-a", "-d", "-f", "--window=50", "--depth=50")
+			loose, _ := filepath.Glob(filepath.Join(repo, "objects", "??", "*"))
+			if len(loose) != 0 {
+				t.Fatalf("%d loose objects left after repack", len(loose))
+			}
+			packs, _ := filepath.Glob(filepath.Join(repo, "objects", "pack", "pack-*.idx"))
+			if len(packs) != 1 {
+				t.Fatalf("packs: %v", packs)
+			}
+			// The pack holds deltas, so List goes through them.
+			verify := gitCmd(t, repo, nil, "--git-dir", repo, "verify-pack", "-v", packs[0])
+			if !strings.Contains(verify, "chain length = ") {
+				t.Fatalf("no deltas in the pack:\n%s", verify)
+			}
+			list, err := capture.Open(ctx, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := list.List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("List returned %d prompts, want %d", len(got), len(want))
+			}
+			for _, c := range got {
+				if c.Prompt.Prompt != want[c.Commit] {
+					t.Fatalf("commit %s: prompt %.40q, want %.40q", c.Commit, c.Prompt.Prompt, want[c.Commit])
+				}
+			}
+		})
+	}
+}
