@@ -18,6 +18,11 @@ type command struct {
 	// longRunning commands (the servers, the load generator) run long and
 	// busy: the garbage collector runs half as often.
 	longRunning bool
+	// noSignals commands keep the default disposition of SIGINT and
+	// SIGTERM (the process ends) instead of cancelling their context: a
+	// hook that finishes in milliseconds saves starting the signal
+	// watcher's goroutine and thread.
+	noSignals bool
 }
 
 // commands are mnemo's subcommands, by name; each lives in the file of its
@@ -27,7 +32,7 @@ var commands = map[string]command{
 	"adr":         {summary: "import a folder of architecture decision records (Nygard, MADR) as decisions; again to sync", run: cmdADR},
 	"analyze":     {summary: "coding-agent session cost analysis (analyze sessions [DIR])", raw: analyzeRaw},
 	"bench":       {summary: "evaluation: bench locomo | perf | writes | peer", run: cmdBench},
-	"capture":     {summary: "Claude Code UserPromptSubmit hook: capture the prompt into a bare git repository", raw: runCapture},
+	"capture":     {summary: "Claude Code UserPromptSubmit hook: capture the prompt into a bare git repository", raw: runCapture, noSignals: true},
 	"config":      {summary: "the namespace's scoring configuration, versioned (config show|history|diff A B|rollback N|apply FILE)", run: cmdConfig},
 	"consolidate": {summary: "merge near-duplicates written by an import or --no-dedup, as on write (restorable)", run: cmdConsolidate},
 	"corrections": {summary: "the correction signal: how often missing context caused an operator correction", run: cmdCorrections, read: true},

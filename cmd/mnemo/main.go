@@ -18,17 +18,21 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
+// cancelOnSignals makes run cancel a command's context on SIGINT and
+// SIGTERM; main sets it, tests calling run leave the test process's
+// signals alone.
+var cancelOnSignals bool
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cancelOnSignals = true
 	if path := os.Getenv("MNEMO_CPUPROFILE"); path != "" {
 		// Profiling a whole command, e.g. a hook's start-up cost.
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			defer f.Close()
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
-	stop()
 	os.Exit(code)
 }
 
@@ -70,6 +74,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(rest) > 1 && isHelpFlag(rest[1]) {
 		return a.commandHelp(ctx, rest[0], cmd)
+	}
+	if cancelOnSignals && !cmd.noSignals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
 	if cmd.raw != nil {
 		args := rest[1:]
