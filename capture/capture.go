@@ -56,12 +56,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,10 +273,7 @@ func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 	content := []byte(sha + "\n")
 	var lastErr error
 	for attempt := 0; attempt < 16; attempt++ {
-		n, err := refSeq(at)
-		if err != nil {
-			return "", err
-		}
+		n := refSeq(at)
 		final := filepath.Join(dir, n)
 		lock := final + ".lock"
 		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -316,17 +313,14 @@ func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 }
 
 // refSeq returns the second ref component: zero-padded Unix nanoseconds of
-// at and a random suffix.
-func refSeq(at time.Time) (string, error) {
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
+// at and a random suffix (from the runtime's generator, which needs no
+// system call; the suffix only has to differ between writers).
+func refSeq(at time.Time) string {
 	ns := at.UnixNano()
 	if ns < 0 {
 		ns = 0
 	}
-	return fmt.Sprintf("%019d-%s", ns, hex.EncodeToString(b[:])), nil
+	return fmt.Sprintf("%019d-%08x", ns, rand.Uint32())
 }
 
 // SanitizeSession turns a session id into a valid single ref component:

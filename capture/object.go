@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"compress/zlib"
-	"crypto/rand"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,6 +10,7 @@ import (
 	"fmt"
 	"hash/adler32"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,12 +108,8 @@ func (r *Repo) writeLoose(kind string, content []byte) (objectName, error) {
 // createTemp creates a new read-only file tmp_obj_<random> in dir, as git
 // names its temporary objects (git gc removes stale ones).
 func createTemp(dir string) (*os.File, string, error) {
-	var b [8]byte
 	for range 16 {
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, "", err
-		}
-		name := filepath.Join(dir, "tmp_obj_"+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, fmt.Sprintf("tmp_obj_%016x", rand.Uint64()))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if errors.Is(err, os.ErrExist) {
 			continue
