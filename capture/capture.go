@@ -276,28 +276,22 @@ func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 		n := refSeq(at)
 		final := filepath.Join(dir, n)
 		lock := final + ".lock"
-		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
+		if err := createExcl(lock, content, 0o644); err != nil {
 			if errors.Is(err, os.ErrExist) {
 				lastErr = err
 				continue
 			}
+			os.Remove(lock)
 			return "", err
 		}
-		_, werr := f.Write(content)
-		cerr := f.Close()
-		if werr != nil || cerr != nil {
-			os.Remove(lock)
-			return "", errors.Join(werr, cerr)
-		}
-		err = os.Link(lock, final)
+		err := os.Link(lock, final)
 		if err != nil && !errors.Is(err, os.ErrExist) {
 			// No hard links on this file system: fall back to a rename
 			// after checking that the name is free.
 			if _, serr := os.Lstat(final); serr == nil {
 				err = os.ErrExist
 			} else {
-				err = os.Rename(lock, final)
+				err = renameFile(lock, final)
 			}
 		}
 		os.Remove(lock)

@@ -83,40 +83,39 @@ func (r *Repo) writeLoose(kind string, content []byte) (objectName, error) {
 		data = b.Bytes()
 	}
 
-	f, tmp, err := createTemp(dir)
+	tmp, err := createTemp(dir, data)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.Mkdir(dir, 0o755); err == nil || errors.Is(err, os.ErrExist) {
-			f, tmp, err = createTemp(dir)
+			tmp, err = createTemp(dir, data)
 		}
 	}
 	if err != nil {
 		return h, err
 	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return h, errors.Join(werr, cerr)
-	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := renameFile(tmp, final); err != nil {
 		os.Remove(tmp)
 		return h, err
 	}
 	return h, nil
 }
 
-// createTemp creates a new read-only file tmp_obj_<random> in dir, as git
-// names its temporary objects (git gc removes stale ones).
-func createTemp(dir string) (*os.File, string, error) {
+// createTemp writes data to a new read-only file tmp_obj_<random> in dir,
+// as git names its temporary objects (git prune removes stale ones), and
+// returns its name.
+func createTemp(dir string, data []byte) (string, error) {
 	for range 16 {
 		name := filepath.Join(dir, fmt.Sprintf("tmp_obj_%016x", rand.Uint64()))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		err := createExcl(name, data, 0o444)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
-		return f, name, err
+		if err != nil {
+			os.Remove(name)
+			return "", err
+		}
+		return name, nil
 	}
-	return nil, "", os.ErrExist
+	return "", os.ErrExist
 }
 
 // zlibStored returns raw as a zlib stream of stored deflate blocks
