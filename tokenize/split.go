@@ -248,11 +248,11 @@ func matchO200k(s string, i int) int {
 }
 
 // pieceCache remembers the token counts of pieces, up to pieceCacheMax of
-// them (then it stops adding: a store's common pieces come early).
+// them (then it stops adding: a store's common pieces come early). A text
+// looks all its pieces up under one read lock (count).
 type pieceCache struct {
-	m  sync.Map // string -> int
-	n  int      // entries, under mu
-	mu sync.Mutex
+	mu sync.RWMutex
+	m  map[string]int
 }
 
 const (
@@ -260,12 +260,26 @@ const (
 	pieceMaxBytes = 48
 )
 
-func (c *pieceCache) get(p string) (int, bool) {
-	v, ok := c.m.Load(p)
-	if !ok {
-		return 0, false
+// count returns the sum of the counts of text's pieces (splitO200k), each
+// looked up here or else counted by codec and remembered.
+func (c *pieceCache) count(text string, codec func(string) int) int {
+	total := 0
+	var miss []string
+	c.mu.RLock()
+	splitO200k(text, func(p string) {
+		if n, ok := c.m[p]; ok {
+			total += n
+		} else {
+			miss = append(miss, p)
+		}
+	})
+	c.mu.RUnlock()
+	for _, p := range miss {
+		n := codec(p)
+		total += n
+		c.add(p, n)
 	}
-	return v.(int), true
+	return total
 }
 
 func (c *pieceCache) add(p string, n int) {
@@ -274,10 +288,13 @@ func (c *pieceCache) add(p string, n int) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n >= pieceCacheMax {
+	if c.m == nil {
+		c.m = make(map[string]int)
+	}
+	if len(c.m) >= pieceCacheMax {
 		return
 	}
-	if _, loaded := c.m.LoadOrStore(string([]byte(p)), n); !loaded {
-		c.n++
+	if _, ok := c.m[p]; !ok {
+		c.m[string([]byte(p))] = n
 	}
 }

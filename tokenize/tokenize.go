@@ -87,16 +87,7 @@ func (t *Tokenizer) Count(text string) int {
 		return 0
 	}
 	if t.pieces != nil && utf8.ValidString(text) {
-		total := 0
-		splitO200k(text, func(p string) {
-			n, ok := t.pieces.get(p)
-			if !ok {
-				n = t.countCodec(p)
-				t.pieces.add(p, n)
-			}
-			total += n
-		})
-		return total
+		return t.pieces.count(text, t.countCodec)
 	}
 	return t.countCodec(text)
 }
