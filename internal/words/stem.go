@@ -52,7 +52,9 @@ func StemLen(w []rune) int {
 	if n <= MinStem {
 		return n
 	}
-	for _, s := range suffixes {
+	// Only the suffixes that end in w's last rune can match, in the order
+	// of suffixes.
+	for _, s := range suffixesByLast[w[n-1]] {
 		k := len(s)
 		if n-k < MinStem || !hasSuffix(w, s) {
 			continue
@@ -130,6 +132,17 @@ func StemBytes(w []byte) int {
 	}
 	return n
 }
+
+// suffixesByLast are the entries of suffixes by their last rune, each
+// list in the order of suffixes.
+var suffixesByLast = func() map[rune][][]rune {
+	m := map[rune][][]rune{}
+	for _, s := range suffixes {
+		last := s[len(s)-1]
+		m[last] = append(m[last], s)
+	}
+	return m
+}()
 
 // asciiSuffixes are the ASCII entries of suffixes, longest first.
 var asciiSuffixes = func() []string {
