@@ -12,11 +12,13 @@ import (
 const writerCacheKiB = 32 << 10
 
 // walLastResort is the WAL size, in pages, at which a commit checkpoints
-// the WAL itself. SQLite's default of 1,000 pages (4 MB) made about every
-// batched write copy the WAL into the database and sync both before it
-// returned; the background checkpointer does that now, after the commit,
-// and a writer checkpoints only when it falls this far behind.
-const walLastResort = 16000
+// the WAL itself: 64 MB of the 8 KiB pages of a store created now (32 MB
+// in one created with SQLite's 4 KiB pages). SQLite's default of 1,000
+// pages made about every batched write copy the WAL into the database and
+// sync both before it returned; the background checkpointer does that
+// now, after the commit, and a writer checkpoints only when it falls this
+// far behind.
+const walLastResort = 8000
 
 // ckptEvery is the shortest interval between two background checkpoints:
 // a burst of small writes is copied into the database once, not once per

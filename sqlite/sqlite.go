@@ -148,7 +148,12 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	dsn := func(txlock string) string {
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opt.BusyTimeout.Milliseconds()))
-		q.Add("_pragma", "journal_mode(WAL)")
+		// The driver runs _pragma values in lexical order, then the
+		// journal mode: the page size comes first, while a new file is
+		// still empty (it holds from then on; an existing file keeps its
+		// own).
+		q.Add("_pragma", "page_size(8192)")
+		q.Set("_journal_mode", "WAL")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		if txlock == "immediate" {
