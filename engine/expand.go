@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/words"
@@ -24,6 +25,10 @@ import (
 // neighbouring turn's word counts half as much as the record's own. The
 // relevance floor counts it at its full relatedness.
 const expansionWeight = 0.5
+
+// variantWeight is the relatedness of a query word's irregular form
+// (thesaurus.Variants): the same word, but a different index term.
+const variantWeight = 0.9
 
 // Caps on related terms: per query word from the thesauri (the best ones
 // the store holds among the strongest maxThesaurusConsidered: a related
@@ -90,6 +95,13 @@ func (s *Service) expand(q *query, lm *learned) []*expansion {
 		e := &expansion{source: "thesaurus"}
 		for i, w := range q.words {
 			origin := q.first[i]
+			// The query word's own irregular forms count almost as the
+			// word: "children" for "child", "buy" for "bought".
+			for _, t := range memindex.Terms(s.thes.Variants(strings.ToLower(w)), 4) {
+				if !own[t] && len([]rune(t)) > 2 {
+					e.add(t, origin, variantWeight, own)
+				}
+			}
 			for j, r := range s.thes.ExpandIn(w, q.lang) {
 				if j == maxThesaurusConsidered {
 					break
@@ -107,14 +119,18 @@ func (s *Service) expand(q *query, lm *learned) []*expansion {
 				}
 				if added {
 					// A Russian or Ukrainian verb's past tense and participle,
-					// which the stemmer keeps apart from its infinitive.
-					for _, t := range memindex.Terms(thesaurus.Forms(word), 4) {
+					// which the stemmer keeps apart from its infinitive; an
+					// English word's irregular forms ("buy": bought).
+					for _, t := range memindex.Terms(append(thesaurus.Forms(word), s.thes.Variants(word)...), 4) {
 						if !own[t] && len([]rune(t)) > 2 {
 							e.add(t, origin, r.Weight, own)
 						}
 					}
 				}
 			}
+		}
+		if q.lang == "" {
+			s.addMembers(q, e, own)
 		}
 		if e = e.done(); e != nil {
 			out = append(out, e)
@@ -155,3 +171,83 @@ func (s *Service) keywordExpansion(ctx context.Context, sc mnemo.Scope, e *expan
 
 // Thesaurus returns the thesauri expanding queries (nil: none).
 func (s *Service) Thesaurus() *thesaurus.Thesaurus { return s.thes }
+
+// addMembers adds to e the kinds and instances the thesaurus files under
+// the category a question asks for (answerType): "which cities" reaches
+// Paris, "what instruments" the clarinet, "what martial arts" taekwondo.
+// Only the asked-for category is expanded: a noun elsewhere in the query
+// is what the records talk about, not a class of answers.
+func (s *Service) addMembers(q *query, e *expansion, own map[string]bool) {
+	cat := answerType(q.raw, q.spans)
+	if len(cat) == 0 {
+		return
+	}
+	head := cat[len(cat)-1]
+	origin := ""
+	for _, t := range memindex.Terms([]string{head}, 4) {
+		origin = t
+	}
+	if origin == "" {
+		return
+	}
+	var rs []thesaurus.Related
+	if len(cat) > 1 {
+		rs = s.thes.Members(cat[len(cat)-2], head) // "martial arts", "board games"
+	}
+	if len(rs) == 0 {
+		// No such compound: each word of the category ("art hobby").
+		for _, w := range cat {
+			rs = append(rs, s.thes.Members(w)...)
+		}
+	}
+	for _, r := range rs {
+		word := strings.ToLower(r.Word)
+		if words.IsFunctionWord(word) {
+			continue
+		}
+		for _, t := range memindex.Terms([]string{word}, 4) {
+			if !own[t] && len([]rune(t)) > 2 {
+				e.add(t, origin, r.Weight, own)
+			}
+		}
+	}
+}
+
+// answerType returns the words naming the category an English question
+// asks for, lower-cased: "What European countries has Maria been to?"
+// gives european, countries; "What kind of art does she make?" art;
+// "Which cities has Jon visited?" cities. Nil when the query asks for no
+// category ("What do Melanie's kids like?") or is no such question.
+func answerType(raw string, spans [][2]int) []string {
+	var ws []string
+	for _, sp := range spans {
+		ws = append(ws, strings.ToLower(raw[sp[0]:sp[1]]))
+	}
+	i := slices.IndexFunc(ws, func(w string) bool { return w == "what" || w == "which" || w == "many" })
+	if i < 0 || ws[i] == "many" && (i == 0 || ws[i-1] != "how") {
+		return nil
+	}
+	i++
+	if i+1 < len(ws) && ws[i+1] == "of" && (strings.HasPrefix(ws[i], "kind") || strings.HasPrefix(ws[i], "type") || strings.HasPrefix(ws[i], "sort")) {
+		i += 2
+	}
+	var out []string
+	for ; i < len(ws) && len(out) < 3; i++ {
+		w := ws[i]
+		if words.IsFunctionWord(w) || !isLatinWord(w) {
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// isLatinWord reports whether w is letters of the Latin script only.
+func isLatinWord(w string) bool {
+	for _, r := range w {
+		if !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return w != ""
+}

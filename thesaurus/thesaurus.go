@@ -365,6 +365,19 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 		return out
 	}
 	q := newQuery(folded, sc)
+	if sc == unicode.Latin {
+		// Irregular inflections: "bought" is looked up as "buy".
+		if w := t.wordNet(); w != nil {
+			for _, b := range w.exceptions().base[folded] {
+				if !slices.Contains(q.forms, b) {
+					q.forms = append(q.forms, b)
+					if k := words.Stem(b); !slices.Contains(q.keys, k) {
+						q.keys = append(q.keys, k)
+					}
+				}
+			}
+		}
+	}
 	c := &collector{self: q.keys, maxSenses: t.maxSenses, best: map[string]int{}}
 	for _, r := range t.res {
 		if r.script() != sc || lang != "" && r.source().Lang != lang || r.ensure() != nil {

@@ -152,6 +152,9 @@ type wordNet struct {
 	data  [4]*os.File
 	ki    keyIndex
 
+	excOnce sync.Once
+	exc     *exceptions
+
 	loaded    atomic.Bool
 	countOnce sync.Once
 	entries   atomic.Int64
@@ -257,10 +260,12 @@ func (w *wordNet) load() error {
 			}
 			n++
 			lemma, _, _ := bytes.Cut(l, []byte{' '})
-			if !isSingleWord(lemma) {
-				return
+			if isSingleWord(lemma) {
+				w.ki.add(Key(string(lemma)), uint32(i)<<30|uint32(off))
+			} else if i == 0 && isCompound(lemma) {
+				// Two-word nouns ("board_game"), for Members.
+				w.ki.add(compoundKey(string(lemma)), uint32(i)<<30|uint32(off))
 			}
-			w.ki.add(Key(string(lemma)), uint32(i)<<30|uint32(off))
 		})
 	}
 	w.ki.finish()
@@ -366,6 +371,13 @@ func isSingleWord(w []byte) bool {
 		}
 	}
 	return true
+}
+
+// isCompound reports whether a headword is two words joined by an
+// underscore.
+func isCompound(w []byte) bool {
+	a, b, ok := bytes.Cut(w, []byte{'_'})
+	return ok && isSingleWord(a) && isSingleWord(b)
 }
 
 // eachLine calls fn with the offset and bytes of every line of b.
