@@ -333,6 +333,12 @@ func (w *wordNet) lookup(q query, c *collector) {
 					rel = Narrower
 				case "&":
 					rel = Similar
+				case "%p", "#p":
+					// A place's parts and wholes: Portugal and Lisbon.
+					if !isProperName(syn.words[0]) {
+						continue
+					}
+					rel = Associated
 				default:
 					continue
 				}
