@@ -39,6 +39,10 @@ var infinitiveForms = func() []struct {
 		inf   string
 		forms []string
 	}{
+		// -сти, whose past tense drops it («приобрести»: «приобрёл»).
+		// (-йти folds to -ити, the regular ending: its past tense,
+		// «пришёл», is found from the query side only.)
+		{"ести", []string{"ел", "ела", "ели"}},
 		// Russian, reflexive first.
 		{"аться", []string{"ался", "алась", "ались", "ан"}},
 		{"яться", []string{"ялся", "ялась", "ялись", "ян"}},

@@ -255,10 +255,10 @@ type myThes struct {
 	f            *os.File
 	enc          encoding.Encoding
 	ki           keyIndex
-	// rev indexes entries under the single words their senses list that
-	// have no entry of their own: MyThes files are not all symmetric
-	// («врач» lists «доктор», and «доктор» has no entry), so such a word
-	// is looked up where it is listed.
+	// rev indexes entries under the single words their senses list:
+	// MyThes files are not all symmetric («врач» lists «доктор», and
+	// «доктор» has no entry; «купить» lists «приобрести», whose entry does
+	// not list «купить»), so a word is also looked up where it is listed.
 	rev keyIndex
 	// scanListed says whether load builds rev, which reads the whole .dat
 	// file: not for the English file beside WordNet, which is WordNet's
@@ -319,8 +319,8 @@ func (m *myThes) source() Source {
 }
 
 // addListed indexes the entry at off in rev under the single words its
-// senses list that have no entry of their own (heads).
-func (m *myThes) addListed(senses [][]byte, off int, heads map[string]bool, keys map[string]string) {
+// senses list.
+func (m *myThes) addListed(senses [][]byte, off int, keys map[string]string) {
 	if off >= 1<<32-1 {
 		return
 	}
@@ -333,7 +333,7 @@ func (m *myThes) addListed(senses [][]byte, off int, heads map[string]bool, keys
 				f = f[:i]
 			}
 			f = bytes.TrimSpace(f)
-			if len(f) == 0 || heads[string(f)] {
+			if len(f) == 0 {
 				continue
 			}
 			k, ok := keys[string(f)]
@@ -363,16 +363,9 @@ func (m *myThes) load() error {
 	n := 0
 	err := errors.New("no index")
 	rev := m.scanListed
-	var heads map[string]bool // headwords as the file spells them
-	if rev {
-		heads = map[string]bool{}
-	}
 	addHead := func(w []byte, off int) {
 		n++
 		m.add(w, off)
-		if heads != nil {
-			heads[string(w)] = true
-		}
 	}
 	if m.idx != "" {
 		var b []byte
@@ -384,12 +377,11 @@ func (m *myThes) load() error {
 		b, err2 := readAll(m.f)
 		if err2 == nil && err != nil { // no usable .idx: the headwords come from the .dat
 			m.ki, n = keyIndex{}, 0
-			clear(heads)
 			err2 = parseDat(b, func(off int, w []byte, _ [][]byte) { addHead(w, off) })
 		}
 		if err2 == nil && rev {
 			keys := map[string]string{} // listed word -> its key ("" for a phrase)
-			err2 = parseDat(b, func(off int, _ []byte, senses [][]byte) { m.addListed(senses, off, heads, keys) })
+			err2 = parseDat(b, func(off int, _ []byte, senses [][]byte) { m.addListed(senses, off, keys) })
 		}
 		if err2 != nil {
 			return fmt.Errorf("thesaurus: mythes %s: %w", m.dat, err2)
@@ -467,9 +459,15 @@ func (m *myThes) lookup(q query, c *collector) {
 	for _, e := range entries {
 		addSenses(e, true)
 	}
-	if !slices.ContainsFunc(heads, q.own) {
-		m.lookupListed(q, c)
+	// Entries listing the word: all it has when it has no entry of its
+	// own; beside its own entry a step further, since files are not all
+	// symmetric («купить» lists «приобрести», whose entry does not list
+	// «купить»).
+	listed := 1.0
+	if slices.ContainsFunc(heads, q.own) {
+		listed = senseDecay
 	}
+	m.lookupListed(q, c, listed)
 	// "(див.) X" sends the reader to X: its synonyms are this word's too.
 	for _, r := range refs {
 		fr := words.Fold(r)
@@ -481,10 +479,10 @@ func (m *myThes) lookup(q query, c *collector) {
 	}
 }
 
-// lookupListed adds, for a word without an entry of its own, the entries
-// whose senses list it: their headword and the sense's other words, one
-// step further (senseDecay) than the word's own entry would give them.
-func (m *myThes) lookupListed(q query, c *collector) {
+// lookupListed adds the entries whose senses list the word: their
+// headword and the sense's other words, one step further (senseDecay)
+// than the word's own entry would give them, times factor.
+func (m *myThes) lookupListed(q query, c *collector, factor float64) {
 	var done []uint32
 	for k, key := range q.keys {
 		// Under the word's own key any listed form is it ("машиной" finds
@@ -510,10 +508,10 @@ func (m *myThes) lookupListed(q query, c *collector) {
 				if !slices.ContainsFunc(items, lists) {
 					continue
 				}
-				c.add(head, Synonym, senseDecay*senseWeight(items[0].rel, i))
+				c.add(head, Synonym, factor*senseDecay*senseWeight(items[0].rel, i))
 				for j, it := range items {
 					if !lists(it) {
-						c.add(it.text, it.rel, senseDecay*senseWeight(it.rel, i)*max(0.5, 1-0.03*float64(j)))
+						c.add(it.text, it.rel, factor*senseDecay*senseWeight(it.rel, i)*max(0.5, 1-0.03*float64(j)))
 					}
 				}
 			}

@@ -64,6 +64,8 @@ var sampleRussian = []mtEntry{
 	{"увлечение", []string{"(синоним)|интерес|страсть|хобби", "(антоним)|равнодушие"}},
 	{"ёлка", []string{"(синоним)|ель|ёлочка (уменьш.)"}},
 	{"автомобиль", []string{"(синоним)|машина|авто (разг.)", "(сходный термин)|грузовик"}},
+	{"купить", []string{"(синоним)|приобрести|закупить"}},
+	{"приобрести", []string{"(синоним)|обзавестись|обрести"}},
 }
 
 var sampleUkrainian = []mtEntry{
@@ -133,7 +135,16 @@ func TestMythesExpand(t *testing.T) {
 	} else if _, ok := m["грузовик"]; ok {
 		t.Errorf("Expand(машиной) took a sense that does not list it: %v", m)
 	}
-	if s := th.Sources()[1]; !s.Loaded || s.Entries != 4 {
+	// A word with an entry of its own is also looked up where it is
+	// listed, a step further still («приобрести» does not list «купить»,
+	// «купить» lists «приобрести»); its past tense finds it too.
+	for _, w := range []string{"приобрести", "приобрёл", "приобрела"} {
+		p := terms(th.Expand(w))
+		if p["куп"].Weight == 0 || p["куп"].Weight >= p[Key("обзавестись")].Weight {
+			t.Errorf("Expand(%s) = %v", w, p)
+		}
+	}
+	if s := th.Sources()[1]; !s.Loaded || s.Entries != 6 {
 		t.Errorf("after use: %+v", s)
 	}
 
