@@ -117,23 +117,30 @@ func TestRememberRecallDigestJSON(t *testing.T) {
 	}
 
 	// Edit, forget, restore, history, show, list.
-	mustCLI(t, db, "", "edit", id, "--importance", "0.9", "--tag", "critical")
-	mustCLI(t, db, "", "forget", id)
-	if strings.Contains(mustCLI(t, db, "", "list"), id) {
+	checkLifecycle(t, func(args ...string) string { return mustCLI(t, db, "", args...) }, id)
+}
+
+// checkLifecycle edits, forgets, lists, restores and shows the record id
+// and reads its history through run (one CLI command, its output), as the
+// CLI must do on every store.
+func checkLifecycle(t *testing.T, run func(args ...string) string, id string) {
+	t.Helper()
+	run("edit", id, "--importance", "0.9", "--tag", "critical")
+	run("forget", id)
+	if strings.Contains(run("list"), id) {
 		t.Error("forgotten record listed")
 	}
-	if !strings.Contains(mustCLI(t, db, "", "list", "--all"), id) {
+	if !strings.Contains(run("list", "--all"), id) {
 		t.Error("list --all misses the forgotten record")
 	}
-	mustCLI(t, db, "", "restore", id)
-	hist := mustCLI(t, db, "", "history", id)
+	run("restore", id)
+	hist := run("history", id)
 	for _, a := range []string{"create", "update", "forget", "restore"} {
 		if !strings.Contains(hist, a) {
 			t.Errorf("history lacks %s:\n%s", a, hist)
 		}
 	}
-	show := mustCLI(t, db, "", "show", id)
-	if !strings.Contains(show, "0.9") || !strings.Contains(show, "critical") {
+	if show := run("show", id); !strings.Contains(show, "0.9") || !strings.Contains(show, "critical") {
 		t.Errorf("show after edit:\n%s", show)
 	}
 }

@@ -105,6 +105,13 @@ func startServeProc(t testing.TB, db string, extra ...string) (string, *exec.Cmd
 // body.
 func (p *serverPair) do(t testing.TB, method, url, key, body string) (int, string) {
 	t.Helper()
+	return request(t, p.client, method, url, key, "ops", body)
+}
+
+// request makes a JSON request with key as bearer and ns as namespace
+// (body "" sends none) and returns its status and body.
+func request(t testing.TB, c *http.Client, method, url, key, ns, body string) (int, string) {
+	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -115,8 +122,8 @@ func (p *serverPair) do(t testing.TB, method, url, key, body string) (int, strin
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Mnemo-Namespace", "ops")
-	resp, err := p.client.Do(req)
+	req.Header.Set("Mnemo-Namespace", ns)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

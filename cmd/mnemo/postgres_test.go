@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -95,24 +94,7 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("markdown digest lacks the rejected alternative:\n%s", md)
 		}
 
-		must(t, db, "", "edit", id, "--importance", "0.9", "--tag", "critical")
-		must(t, db, "", "forget", id)
-		if strings.Contains(must(t, db, "", "list"), id) {
-			t.Error("forgotten record listed")
-		}
-		if !strings.Contains(must(t, db, "", "list", "--all"), id) {
-			t.Error("list --all misses the forgotten record")
-		}
-		must(t, db, "", "restore", id)
-		hist := must(t, db, "", "history", id)
-		for _, a := range []string{"create", "update", "forget", "restore"} {
-			if !strings.Contains(hist, a) {
-				t.Errorf("history lacks %s:\n%s", a, hist)
-			}
-		}
-		if show := must(t, db, "", "show", id); !strings.Contains(show, "0.9") || !strings.Contains(show, "critical") {
-			t.Errorf("show after edit:\n%s", show)
-		}
+		checkLifecycle(t, func(args ...string) string { return must(t, db, "", args...) }, id)
 
 		// Export, then import into another namespace of a fresh database
 		// (record ids are unique across namespaces of one database).
@@ -186,20 +168,8 @@ func TestPostgres(t *testing.T) {
 
 		post := func(path, body string) (int, []byte) {
 			t.Helper()
-			req, err := http.NewRequest("POST", baseURL+path, strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Mnemo-Namespace", "ops")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, b
+			code, b := request(t, http.DefaultClient, "POST", baseURL+path, key, "ops", body)
+			return code, []byte(b)
 		}
 		code, b := post("/v1/records", `{"text":"The ops runbook lives in the wiki under /ops/runbook","scope":"/ops/docs","importance":0.9}`)
 		var rec struct{ ID string }
