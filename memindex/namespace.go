@@ -15,6 +15,7 @@ import (
 // under the read lock.
 type Namespace[K comparable] struct {
 	ents []Entry
+	keys []K            // position in ents -> key
 	pos  map[K]int      // key -> position in ents
 	byID map[string]int // id -> position in ents (removed rows dropped)
 	vecs []int8
@@ -39,7 +40,7 @@ type Namespace[K comparable] struct {
 // dimension dim.
 func New[K comparable](count, dim int) *Namespace[K] {
 	return &Namespace[K]{pos: make(map[K]int, count), byID: make(map[string]int, count),
-		ents: make([]Entry, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
+		ents: make([]Entry, 0, count), keys: make([]K, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
 }
 
 // Len returns the number of entries, removed ones included.
@@ -52,6 +53,16 @@ func (n *Namespace[K]) ByID(id string) *Entry {
 		return &n.ents[i]
 	}
 	return nil
+}
+
+// Key returns the row key of record id, when the namespace holds it (as
+// ByID). It must be called under the read lock.
+func (n *Namespace[K]) Key(id string) (K, bool) {
+	if i, ok := n.byID[id]; ok {
+		return n.keys[i], true
+	}
+	var k K
+	return k, false
 }
 
 // Match returns the id of the row key when it is indexed and passes c.
@@ -171,6 +182,7 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 	n.pos[key] = len(n.ents)
 	n.byID[e.ID] = len(n.ents)
 	n.ents = append(n.ents, e)
+	n.keys = append(n.keys, key)
 	n.thrCap += n.thr.moved(n.ents, int32(len(n.ents)-1), nil)
 }
 

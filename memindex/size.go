@@ -39,7 +39,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	)
 	var k K
 	keySz := int64(unsafe.Sizeof(k))
-	b := int64(cap(n.ents))*entrySz + n.stringBytes()
+	b := int64(cap(n.ents))*entrySz + int64(cap(n.keys))*keySz + n.stringBytes()
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
 	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
 	kw := &n.kw

@@ -164,10 +164,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		return snapErr("a vector read from the snapshot it was loaded from is damaged")
 	}
 	// Live entries in order, and the renumbering.
-	keys := make([]K, len(n.ents))
-	for k, i := range n.pos {
-		keys[i] = k
-	}
+	keys := n.keys
 	newPos := make([]int32, len(n.ents))
 	live := make([]int32, 0, len(n.ents))
 	for i := range n.ents {
@@ -609,7 +606,8 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		return nil, snapErr("vector scales")
 	}
 	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
-		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), vecs: vecs, kw: newKeywordIndex(f.ents)}
+		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), keys: make([]K, f.ents, f.ents+f.ents/8+16),
+		vecs: vecs, kw: newKeywordIndex(f.ents)}
 	arena := castSlice[int32](f.section(secArena))
 	// The maps by key and by id are filled on other cores while the
 	// entries are decoded.
@@ -618,7 +616,8 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	go func() {
 		defer wg.Done()
 		for i := range f.ents {
-			n.pos[key(le.Uint64(entB[i*entrySize:]))] = i
+			k := key(le.Uint64(entB[i*entrySize:]))
+			n.pos[k], n.keys[i] = i, k
 		}
 	}()
 	go func() {

@@ -438,10 +438,11 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 	}
 	seen := make(map[string]bool, len(ids))
 	if s.cache == nil || !s.loaded(sc.Namespace) {
-		return s.getMany(ctx, sc, ids, seen, false)
+		return s.getMany(ctx, sc, ids, seen)
 	}
 	out := make([]*mnemo.Record, 0, len(ids))
 	var miss []string
+	var keys []int64
 	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
 		for _, id := range ids {
 			if seen[id] {
@@ -454,8 +455,8 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 			}
 			if r := s.cache.get(sc.Namespace, id, e.Seq); r != nil {
 				out = append(out, r)
-			} else {
-				miss = append(miss, id)
+			} else if k, ok := idx.Key(id); ok {
+				miss, keys = append(miss, id), append(keys, k)
 			}
 		}
 		return nil
@@ -466,17 +467,70 @@ func (s *Store) GetMany(ctx context.Context, sc mnemo.Scope, ids []string) ([]*m
 	if len(miss) == 0 {
 		return out, nil
 	}
-	clear(seen)
-	recs, err := s.getMany(ctx, sc, miss, seen, true)
+	recs, err := s.getRows(ctx, sc, miss, keys)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, recs...), nil
 }
 
-// getMany reads the visible records among ids from the database, and
-// caches them when cache is set.
-func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen map[string]bool, cache bool) ([]*mnemo.Record, error) {
+// getRows reads into the record cache, and returns, the visible records
+// ids whose row keys the namespace index gave as keys (in the same
+// order): by rowid, one B-tree descent a row where a search by id takes
+// two (the index on namespace and id, then the table). The namespace is
+// compared, not searched (+namespace): with hundreds of keys SQLite would
+// otherwise walk an index of the whole namespace. A row that no longer
+// holds the id the index had for it is skipped, as a missing one.
+func (s *Store) getRows(ctx context.Context, sc mnemo.Scope, ids []string, keys []int64) ([]*mnemo.Record, error) {
+	var out []*mnemo.Record
+	const chunk = 500
+	for start := 0; start < len(keys); start += chunk {
+		part, partIDs := keys[start:min(start+chunk, len(keys))], ids[start:min(start+chunk, len(ids))]
+		want := make(map[int64]string, len(part))
+		args := make([]any, 0, len(part)+2)
+		for k, key := range part {
+			want[key] = partIDs[k]
+			args = append(args, key)
+		}
+		args = append(args, sc.Namespace, sc.Clearance)
+		rows, err := s.rdb.QueryContext(ctx, rowsSQL(len(part)), args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get many: %w", err)
+		}
+		for rows.Next() {
+			var seq int64
+			r, rowid, err := scanRecord(seqScanner{rows, &seq})
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: get many: %w", err)
+			}
+			if want[rowid] != r.ID {
+				continue
+			}
+			if s.cache != nil {
+				s.cache.put(r, seq)
+			}
+			out = append(out, r)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get many: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// rowsSQL selects seq and recordColumns of the rows of n row keys of a
+// namespace (the keys, then the namespace and the clearance).
+func rowsSQL(n int) string {
+	return `SELECT seq, ` + recordColumns + ` FROM records
+		WHERE rowid IN (?` + strings.Repeat(",?", n-1) + `) AND +namespace = ? AND access_level <= ?`
+}
+
+// getMany reads the visible records among ids from the database (the
+// namespace index is not loaded: the record cache does not serve it).
+func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen map[string]bool) ([]*mnemo.Record, error) {
 	var out []*mnemo.Record
 	const chunk = 500
 	for start := 0; start < len(ids); start += chunk {
@@ -505,9 +559,6 @@ func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen 
 			if err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: get many: %w", err)
-			}
-			if cache {
-				s.cache.put(r, seq)
 			}
 			out = append(out, r)
 		}

@@ -218,7 +218,7 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		corrupt := false
 		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
 			idx = in
-			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, s.exactVectors(ctx, sc))
+			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, s.exactVectors(ctx, sc, idx))
 			corrupt = idx.Corrupt()
 			return nil
 		})
@@ -238,25 +238,28 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 // search of namespace ns rescores its final candidates with (the index
 // holds them quantised; see memindex.Exact): the record cache's copy of
 // the row at the index's version. Rows it lacks are read whole into the
-// cache, since the engine reads the records of the hits next (GetMany);
-// a row changed since the index's version is not used. It runs under the
-// index's read lock.
-func (s *Store) exactVectors(ctx context.Context, sc mnemo.Scope) memindex.Exact {
+// cache, by the row keys idx holds, since the engine reads the records of
+// the hits next (GetMany); a row changed since the index's version is not
+// used. It runs under the index's read lock.
+func (s *Store) exactVectors(ctx context.Context, sc mnemo.Scope, idx *memindex.Namespace[int64]) memindex.Exact {
 	return func(ids []string, seqs []int64) [][]float32 {
 		out := make([][]float32, len(ids))
 		if s.cache == nil {
 			return out // the candidates keep the scores of their codes
 		}
 		var miss []string
+		var keys []int64
 		for k, id := range ids {
 			if out[k] = s.cache.vector(sc.Namespace, id, seqs[k]); out[k] == nil {
-				miss = append(miss, id)
+				if key, ok := idx.Key(id); ok {
+					miss, keys = append(miss, id), append(keys, key)
+				}
 			}
 		}
 		if len(miss) == 0 {
 			return out
 		}
-		if _, err := s.getMany(ctx, sc, miss, make(map[string]bool, len(miss)), true); err != nil {
+		if _, err := s.getRows(ctx, sc, miss, keys); err != nil {
 			return out
 		}
 		for k, id := range ids {

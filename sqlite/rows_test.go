@@ -1,0 +1,76 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// TestGetManyByRowKeys checks that the rows GetMany and the exact
+// rescoring read by the row keys of the namespace index are looked up by
+// rowid even for hundreds of keys (without the +namespace, SQLite walks
+// an index of the whole namespace instead), and that they are the records
+// asked for: of the namespace and clearance of the scope only, the same
+// whether read from the database or from the record cache.
+func TestGetManyByRowKeys(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, filepath.Join(t.TempDir(), "m.db"), Options{})
+	now := time.Now()
+	var recs []*mnemo.Record
+	for _, ns := range []string{"a", "b"} {
+		for i := range 600 {
+			r := textRecord(ns, fmt.Sprintf("%s%04d", ns, i), fmt.Sprintf("note %d of %s", i, ns), now)
+			r.Thread = fmt.Sprintf("t%d", i%7)
+			r.AccessLevel = i % 3
+			recs = append(recs, r)
+		}
+	}
+	if _, err := s.Insert(ctx, recs, "create", "test"); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	rows, err := s.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+rowsSQL(300), make([]any, 302)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a, b, c int
+		var d string
+		if err := rows.Scan(&a, &b, &c, &d); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, d)
+	}
+	rows.Close()
+	if len(plan) != 1 || !strings.Contains(plan[0], "INTEGER PRIMARY KEY") {
+		t.Fatalf("rows by key: plan %q, want a search by rowid", plan)
+	}
+	sc := mnemo.Scope{Namespace: "a", Clearance: 1}
+	var ids []string
+	for i := range 600 {
+		ids = append(ids, fmt.Sprintf("a%04d", i), fmt.Sprintf("b%04d", i))
+	}
+	check := func(round string) {
+		got, err := s.GetMany(ctx, sc, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 400 {
+			t.Fatalf("%s: %d records, want the 400 of namespace a at clearance 1", round, len(got))
+		}
+		for _, r := range got {
+			var i int
+			if _, err := fmt.Sscanf(r.ID, "a%04d", &i); err != nil || r.Namespace != "a" || r.AccessLevel != i%3 || r.AccessLevel > 1 ||
+				r.Text != fmt.Sprintf("note %d of a", i) {
+				t.Fatalf("%s: record %s (namespace %q, level %d, text %q)", round, r.ID, r.Namespace, r.AccessLevel, r.Text)
+			}
+		}
+	}
+	check("from the database")
+	check("from the cache")
+}
