@@ -247,6 +247,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			}
 			b := snapBytes(t, n, 99)
 			m := readSnap(t, b)
+			sameKeys(t, "read back", rows, m)
 			// Stale sketch slots of the written namespace move its
 			// sketch search's candidate cut; the snapshot has none.
 			sameAnswersMode(t, "read back vs written", n, m, rand.New(rand.NewSource(1)), tc.dim, !tc.sketches)
@@ -277,9 +278,23 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			}
 			sameAnswersMode(t, "after writes", n, m, rand.New(rand.NewSource(3)), tc.dim, !tc.sketches)
 			m2 := readSnap(t, snapBytes(t, m, 199))
+			sameKeys(t, "second generation", rows, m2)
 			sameAnswersMode(t, "second generation", n, m2, rand.New(rand.NewSource(4)), tc.dim, !tc.sketches)
 			sameAnswers(t, "second generation vs rebuilt", rebuild(rows, tc.dim, tc.sketches), m2, rand.New(rand.NewSource(5)), tc.dim)
 		})
+	}
+}
+
+// sameKeys checks that n gives the row key of every live row by its id
+// (Key), and none for a removed one.
+func sameKeys(t *testing.T, what string, rows map[int64]snapRow, n *Namespace[int64]) {
+	t.Helper()
+	for k := int64(1); k <= 700; k++ {
+		r, live := rows[k]
+		got, ok := n.Key(fmt.Sprintf("r%05d", k))
+		if ok != live || live && got != r.key {
+			t.Fatalf("%s: key of r%05d = %d, %v; want %d, %v", what, k, got, ok, r.key, live)
+		}
 	}
 }
 
