@@ -43,6 +43,11 @@ var infinitiveForms = func() []struct {
 		// (-йти folds to -ити, the regular ending: its past tense,
 		// «пришёл», is found from the query side only.)
 		{"ести", []string{"ел", "ела", "ели"}},
+		// Imperfective -ывать/-ивать/-увати beside its perfective's past:
+		// «купувати» is also «купив», «записывать» «записал».
+		{"ывать", []string{"ывал", "ывала", "ывали", "ал", "ала", "али"}},
+		{"ивать", []string{"ивал", "ивала", "ивали", "ал", "ала", "али", "ил", "ила", "или"}},
+		{"увати", []string{"ував", "увала", "ували", "ив", "ила", "или"}},
 		// Russian, reflexive first.
 		{"аться", []string{"ался", "алась", "ались", "ан"}},
 		{"яться", []string{"ялся", "ялась", "ялись", "ян"}},
