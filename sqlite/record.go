@@ -493,32 +493,39 @@ func (s *Store) getRows(ctx context.Context, sc mnemo.Scope, ids []string, keys 
 			args = append(args, key)
 		}
 		args = append(args, sc.Namespace, sc.Clearance)
-		rows, err := s.rdb.QueryContext(ctx, rowsSQL(len(part)), args...)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: get many: %w", err)
-		}
-		for rows.Next() {
-			var seq int64
-			r, rowid, err := scanRecord(seqScanner{rows, &seq})
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlite: get many: %w", err)
-			}
+		err := s.queryRecords(ctx, rowsSQL(len(part)), args, func(r *mnemo.Record, rowid, seq int64) {
 			if want[rowid] != r.ID {
-				continue
+				return
 			}
 			if s.cache != nil {
 				s.cache.put(r, seq)
 			}
 			out = append(out, r)
-		}
-		err = rows.Err()
-		rows.Close()
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get many: %w", err)
 		}
 	}
 	return out, nil
+}
+
+// queryRecords runs q, which selects seq and recordColumns, and calls each
+// with every record it returns, its row key and its seq.
+func (s *Store) queryRecords(ctx context.Context, q string, args []any, each func(r *mnemo.Record, rowid, seq int64)) error {
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		r, rowid, err := scanRecord(seqScanner{rows, &seq})
+		if err != nil {
+			return err
+		}
+		each(r, rowid, seq)
+	}
+	return rows.Err()
 }
 
 // rowsSQL selects seq and recordColumns of the rows of n row keys of a
@@ -548,22 +555,9 @@ func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen 
 		if len(marks) == 0 {
 			continue
 		}
-		rows, err := s.rdb.QueryContext(ctx, `SELECT seq, `+recordColumns+` FROM records
-			WHERE namespace = ? AND access_level <= ? AND id IN (`+strings.Join(marks, ",")+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: get many: %w", err)
-		}
-		for rows.Next() {
-			var seq int64
-			r, _, err := scanRecord(seqScanner{rows, &seq})
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlite: get many: %w", err)
-			}
-			out = append(out, r)
-		}
-		err = rows.Err()
-		rows.Close()
+		err := s.queryRecords(ctx, `SELECT seq, `+recordColumns+` FROM records
+			WHERE namespace = ? AND access_level <= ? AND id IN (`+strings.Join(marks, ",")+`)`, args,
+			func(r *mnemo.Record, _, _ int64) { out = append(out, r) })
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get many: %w", err)
 		}
