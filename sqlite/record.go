@@ -15,9 +15,18 @@ import (
 )
 
 // recordColumns are the columns scanRecord reads, in order.
+// The access counters are the records table's (as written or imported)
+// plus the access table's (bumped by Touch).
 const recordColumns = `rowid, id, namespace, layer, kind, scope, text, body, importance, confidence,
 	criticality, source, provenance, component, tags, mission, access_level, created_at, updated_at,
-	last_accessed_at, access_count, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
+	` + accessColumns + `, valid_from, valid_to, superseded_by, deleted_at, tokens, embedding, thread`
+
+// accessColumns reads last_accessed_at and access_count of a row of
+// records: one primary-key lookup in access each (max of a NULL is NULL,
+// hence the coalesces).
+const accessColumns = `coalesce((SELECT coalesce(max(records.last_accessed_at, last), records.last_accessed_at, last)
+		FROM access WHERE rid = records.rowid), last_accessed_at),
+	access_count + coalesce((SELECT count FROM access WHERE rid = records.rowid), 0)`
 
 // rowScanner is *sql.Row or *sql.Rows.
 type rowScanner = storesql.Row
@@ -628,9 +637,10 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, id string) ([]mnemo
 	return out, nil
 }
 
-// Touch bumps the access counters of ids. It bumps seq too, although
-// access counters are not search filters: the record cache of every
-// process learns from seq which rows changed.
+// Touch bumps the access counters of ids in the access table (a few bytes
+// a row, where an update of records would rewrite the whole row). It
+// leaves seq alone: counters are no search filter, and this process's
+// record cache is bumped below.
 func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
@@ -646,8 +656,9 @@ func (s *Store) Touch(ctx context.Context, namespace string, ids []string, at ti
 	}
 	var touched []string
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE records SET access_count = access_count + ?,
-			last_accessed_at = max(coalesce(last_accessed_at, 0), ?) WHERE namespace = ? AND id = ?`)
+		st, err := tx.PrepareContext(ctx, `INSERT INTO access (rid, count, last)
+			SELECT rowid, ?1, ?2 FROM records WHERE namespace = ?3 AND id = ?4
+			ON CONFLICT (rid) DO UPDATE SET count = count + excluded.count, last = max(coalesce(last, 0), excluded.last)`)
 		if err != nil {
 			return err
 		}
