@@ -86,7 +86,11 @@ func TestParaphrasesWithoutSharedWords(t *testing.T) {
 	for _, l := range []string{"en", "ru", "uk"} {
 		t.Logf("%s: memory in the top 3 for %d of 20 questions, first for %d; another record first for %d", l, top3[l], first[l], wrongFirst[l])
 	}
-	if top3["en"] < 10 {
-		t.Errorf("English: only %d of 20 paraphrases found", top3["en"])
+	// Floors a little below what the installed thesauri reach today
+	// (18, 10 and 4), so that a change that loses paraphrases fails.
+	for l, least := range map[string]int{"en": 16, "ru": 9, "uk": 3} {
+		if top3[l] < least {
+			t.Errorf("%s: only %d of 20 paraphrases found in the top 3, want at least %d", l, top3[l], least)
+		}
 	}
 }

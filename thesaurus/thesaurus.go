@@ -592,6 +592,22 @@ var cyrillicDetach = func() [][2]string {
 		{"ел", "ести"}, {"ела", "ести"}, {"ело", "ести"}, {"ели", "ести"},
 		{"шел", "йти"}, {"шла", "йти"}, {"шло", "йти"}, {"шли", "йти"},
 		{"йшов", "йти"}, {"йшла", "йти"}, {"йшло", "йти"}, {"йшли", "йти"},
+		// Present tense, third person and first singular, which the light
+		// stemmer keeps apart from the infinitive («пугают»: «пугать»,
+		// «растит»: «растить», «боится»: «бояться», «лякають»: «лякати»).
+		{"ает", "ать"}, {"ают", "ать"}, {"аю", "ать"},
+		{"яет", "ять"}, {"яют", "ять"}, {"яю", "ять"},
+		{"еет", "еть"}, {"еют", "еть"},
+		{"ует", "овать"}, {"уют", "овать"},
+		{"ит", "ить"}, {"ят", "ить"}, {"ит", "еть"}, {"ят", "еть"},
+		{"ается", "аться"}, {"аются", "аться"}, {"яется", "яться"}, {"яются", "яться"},
+		{"ится", "иться"}, {"ятся", "иться"}, {"ится", "яться"}, {"ятся", "яться"},
+		{"ится", "еться"}, {"уется", "оваться"}, {"уются", "оваться"},
+		{"ає", "ати"}, {"ають", "ати"}, {"яє", "яти"}, {"яють", "яти"},
+		{"ує", "увати"}, {"ують", "увати"},
+		{"ить", "ити"}, {"ять", "ити"}, {"ить", "іти"}, {"ять", "іти"},
+		{"ається", "атися"}, {"аються", "атися"}, {"яється", "ятися"}, {"яються", "ятися"}, {"иться", "итися"}, {"яться", "итися"},
+		{"ується", "уватися"}, {"уються", "уватися"},
 	} {
 		out = append(out, [2]string{words.Fold(r[0]), words.Fold(r[1])})
 	}
@@ -599,7 +615,8 @@ var cyrillicDetach = func() [][2]string {
 }()
 
 // cyrillicLemmas returns the infinitives a Russian or Ukrainian verb form
-// may come from.
+// may come from, and the nominative of a noun whose vowel drops out of its
+// other forms («щенка»: «щенок»).
 func cyrillicLemmas(w string) []string {
 	var out []string
 	for _, r := range cyrillicDetach {
@@ -607,5 +624,40 @@ func cyrillicLemmas(w string) []string {
 			out = append(out, base+r[1])
 		}
 	}
+	return append(out, fleetingNominatives(w)...)
+}
+
+// caseEndings are the Russian and Ukrainian noun endings after which a
+// fleeting vowel is missing from the stem (folded).
+var caseEndings = []string{"ами", "ями", "ові", "еві", "ом", "ем", "ов", "ів", "ам", "ям", "ах", "ях", "ою", "ей",
+	"а", "у", "е", "и", "ы", "я", "ю", "і"}
+
+// fleetingNominatives returns the nominatives a noun form (folded) may
+// come from when its last syllable's vowel drops out of the other forms:
+// «щенка», «щенков» of «щенок», «отца» of «отец», «хлопця» of «хлопець»,
+// «дня» of «день». The vowel sits between two consonants, the second к, ц
+// or н; a guess that is no headword finds nothing.
+func fleetingNominatives(w string) []string {
+	var out []string
+	for _, e := range caseEndings {
+		base, ok := strings.CutSuffix(w, e)
+		r := []rune(base)
+		if !ok || len(r) < 2 || isVowel(r[len(r)-2]) || isVowel(r[len(r)-1]) {
+			continue
+		}
+		head := string(r[:len(r)-1])
+		switch r[len(r)-1] {
+		case 'к':
+			out = append(out, head+"ок", head+"ек")
+		case 'ц':
+			out = append(out, head+"ец", head+"ець")
+		case 'н':
+			out = append(out, head+"ень")
+		}
+	}
 	return out
 }
+
+// isVowel reports whether r is a Russian or Ukrainian vowel letter, or a
+// soft or hard sign (folded: no ё, ї or й).
+func isVowel(r rune) bool { return strings.ContainsRune("аеиоуыэюяієьъ", r) }

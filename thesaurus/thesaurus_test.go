@@ -97,9 +97,22 @@ func TestLoadLocations(t *testing.T) {
 }
 
 func TestLemmas(t *testing.T) {
-	for w, want := range map[string]string{"устал": "устать", "відмовився": "відмовитися", "сломанный": "сломать", "зламаний": "зламати"} {
+	for w, want := range map[string]string{"устал": "устать", "відмовився": "відмовитися", "сломанный": "сломать", "зламаний": "зламати",
+		// Present tense.
+		"пугают": "пугать", "растит": "растить", "боится": "бояться", "лякають": "лякати", "вирощує": "вирощувати",
+		"рисует": "рисовать", "садить": "садити", "зачиняється": "зачинятися",
+		// Fleeting vowels.
+		"щенка": "щенок", "щенков": "щенок", "отца": "отец", "хлопця": "хлопець", "дня": "день", "кусочком": "кусочек"} {
 		if got := cyrillicLemmas(words.Fold(w)); !slices.Contains(got, words.Fold(want)) {
 			t.Errorf("cyrillicLemmas(%q) = %v, want %q among them", w, got, want)
+		}
+	}
+	// A vowel before the last consonant, or none to drop: no guessed noun.
+	for _, w := range []string{"рука", "банку", "мама"} {
+		for _, l := range fleetingNominatives(words.Fold(w)) {
+			if l == "рок" || l == "бок" || l == "мамок" {
+				t.Errorf("fleetingNominatives(%q) guessed %q", w, l)
+			}
 		}
 	}
 	for w, want := range map[string]string{"hobbies": "hobby", "stopped": "stop", "running": "run", "carried": "carry", "women": "woman", "boxes": "box"} {
