@@ -32,30 +32,38 @@ func readExceptions(dir string) *exceptions {
 		if err != nil {
 			continue
 		}
-		eachLine(b, func(_ int, l []byte) {
-			f := bytes.Fields(l)
-			if len(f) < 2 || !isSingleWord(f[0]) {
-				return
-			}
-			infl := words.Fold(string(f[0]))
-			for _, bw := range f[1:] {
-				if !isSingleWord(bw) {
-					continue
-				}
-				base := words.Fold(string(bw))
-				if base == infl {
-					continue
-				}
-				if !slices.Contains(x.base[infl], base) {
-					x.base[infl] = append(x.base[infl], base)
-				}
-				if !slices.Contains(x.forms[base], infl) {
-					x.forms[base] = append(x.forms[base], infl)
-				}
-			}
-		})
+		x.parse(b)
 	}
 	return x
+}
+
+// parse adds the pairs of one exception list; a malformed line is ignored.
+func (x *exceptions) parse(b []byte) {
+	eachLine(b, func(_ int, l []byte) {
+		f := bytes.Fields(l)
+		if len(f) < 2 || !isSingleWord(f[0]) {
+			return
+		}
+		infl := words.Fold(string(f[0]))
+		if infl == "" { // accents only, which folding removes
+			return
+		}
+		for _, bw := range f[1:] {
+			if !isSingleWord(bw) {
+				continue
+			}
+			base := words.Fold(string(bw))
+			if base == infl || base == "" {
+				continue
+			}
+			if !slices.Contains(x.base[infl], base) {
+				x.base[infl] = append(x.base[infl], base)
+			}
+			if !slices.Contains(x.forms[base], infl) {
+				x.forms[base] = append(x.forms[base], infl)
+			}
+		}
+	})
 }
 
 // Variants returns the irregular English forms related to word by
