@@ -14,10 +14,11 @@ import "context"
 //	idf             IDFSource      yes     no
 //	term-idf        TermIDFSource  yes     no
 //	term-keyword    TermKeyworder  yes     no
+//	record-terms    RecordTermer   yes     no
 //	refs            RefResolver    yes     yes
 //	warm            Warmer         yes     yes
 //
-// The first three come with an in-memory BM25 index: sqlite keeps one per
+// The first four come with an in-memory BM25 index: sqlite keeps one per
 // namespace (memindex), with per-clearance document frequencies, so it
 // knows a term's IDF among the records a caller sees and can search terms
 // already cut and stemmed as it cuts them. postgres ranks keywords with
@@ -39,6 +40,7 @@ const (
 	CapIDF         Capability = "idf"          // IDFSource
 	CapTermIDF     Capability = "term-idf"     // TermIDFSource
 	CapTermKeyword Capability = "term-keyword" // TermKeyworder
+	CapRecordTerms Capability = "record-terms" // RecordTermer
 	CapRefs        Capability = "refs"         // RefResolver
 	CapWarm        Capability = "warm"         // Warmer
 )
@@ -55,6 +57,9 @@ func Capabilities(s Store) []Capability {
 	}
 	if _, ok := s.(TermKeyworder); ok {
 		out = append(out, CapTermKeyword)
+	}
+	if _, ok := s.(RecordTermer); ok {
+		out = append(out, CapRecordTerms)
 	}
 	if _, ok := s.(RefResolver); ok {
 		out = append(out, CapRefs)
@@ -89,6 +94,18 @@ type TermIDFSource interface {
 // cuts from a query (capability term-keyword).
 type TermKeyworder interface {
 	KeywordTerms(ctx context.Context, sc Scope, terms []string, f Filter, n int) ([]Hit, error)
+}
+
+// RecordTermer is a store whose keyword index holds the distinct index
+// terms of each record (cut and stemmed as memindex.Terms cuts them), so a
+// caller that needs them — the relevance floor, the learned channel — need
+// not cut the record's text again (capability record-terms).
+type RecordTermer interface {
+	// RecordTerms returns the distinct index terms of the records of ids
+	// in sc's namespace that sc's clearance sees, by id, in no particular
+	// order; ids it does not hold are left out. The slices are the
+	// caller's.
+	RecordTerms(ctx context.Context, sc Scope, ids []string) (map[string][]string, error)
 }
 
 // Warmer is a store that keeps per-namespace in-memory indexes and can

@@ -219,6 +219,20 @@ func (v *knownView) IDFTerms(_ context.Context, sc mnemo.Scope, terms []string) 
 	return m, unseen, nil
 }
 
+// RecordTerms returns the index terms of the records as they were known.
+func (v *knownView) RecordTerms(_ context.Context, sc mnemo.Scope, ids []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(ids))
+	for _, id := range ids {
+		if !v.visible(sc, v.recs[id]) {
+			continue
+		}
+		if ts, ok := v.idx.TermsOf(id, sc.Clearance); ok {
+			out[id] = ts
+		}
+	}
+	return out, nil
+}
+
 func (v *knownView) Vector(_ context.Context, sc mnemo.Scope, q []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
 	if n <= 0 || sc.Namespace != v.ns {
 		return nil, nil

@@ -43,8 +43,8 @@ func (s *Service) feedbackExpansion(ctx context.Context, sc mnemo.Scope, q *quer
 		ids[i] = h.ID
 		weight[h.ID] = h.Score / hits[0].Score
 	}
-	recs, err := s.store.GetMany(ctx, sc, ids)
-	if err != nil || len(recs) == 0 {
+	termsOf, err := s.recordTerms(ctx, sc, ids, nil)
+	if err != nil {
 		return nil, err
 	}
 	own := make(map[string]bool, len(q.terms))
@@ -52,10 +52,10 @@ func (s *Service) feedbackExpansion(ctx context.Context, sc mnemo.Scope, q *quer
 		own[t] = true
 	}
 	mass := map[string]float64{}
-	for _, r := range recs {
-		for _, t := range s.termCache.of(r) {
+	for _, id := range ids {
+		for _, t := range termsOf[id] {
 			if !own[t] && !words.IsFunctionWord(t) && len([]rune(t)) >= 3 {
-				mass[t] += weight[r.ID]
+				mass[t] += weight[id]
 			}
 		}
 	}

@@ -153,7 +153,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 	now := s.now()
 	cq.at(now)
 	iv, names := cq.iv, cq.names
-	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0, terms: &s.termCache}
+	fl := &floor{q: cq, min: minRel, off: minRel != nil && *minRel == 0, terms: s.termCache.of}
 	if err := s.prepareFloor(ctx, sc, fl); err != nil {
 		return nil, err
 	}
@@ -312,6 +312,25 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			cands[r.ID].rec = r
 		}
 	}
+	// The candidates' index terms, for the floor and the learned channel:
+	// from the store's index when it keeps them, else cut from each text
+	// when first needed.
+	if _, ok := s.store.(mnemo.RecordTermer); ok && len(cands) > 0 {
+		ids := make([]string, 0, len(cands))
+		for id := range cands {
+			ids = append(ids, id)
+		}
+		known, err := s.recordTerms(ctx, sc, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		fl.terms = func(r *mnemo.Record) []string {
+			if ts, ok := known[r.ID]; ok {
+				return ts
+			}
+			return s.termCache.of(r)
+		}
+	}
 
 	var alpha float64
 	if s.triageCap > 0 {
@@ -345,11 +364,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			// gained it).
 			var learnedSim func() float64
 			if qLearn != nil {
-				learnedSim = func() float64 { return lm.sim(qLearn, r, func() []string { return s.termCache.of(r) }) }
+				learnedSim = func() float64 { return lm.sim(qLearn, r, func() []string { return fl.terms(r) }) }
 			}
 			why, ok := fl.judge(r, c.sem, c.bm25, c.kwHit || !complete, learnedSim)
 			if ok && qLearn != nil {
-				c.learned = lm.strength(qLearn, r, func() []string { return s.termCache.of(r) })
+				c.learned = lm.strength(qLearn, r, func() []string { return fl.terms(r) })
 			}
 			if !ok && r.Kind == mnemo.KindCore && withCore {
 				why.Evidence, ok = "core", true

@@ -73,16 +73,16 @@ func cleanQuery(q string, spans [][2]int) *query {
 // floor decides, per candidate, whether it shows evidence of relevance.
 type floor struct {
 	q      *query
-	weight map[string]float64 // term -> IDF weight (original terms)
-	total  float64            // Σ weight of the original terms
-	exp    map[string]expTerm // related term -> where it comes from
-	docs   float64            // visible records (N)
-	idfSum float64            // Σ IDF of the query's seen terms: the BM25 of a record holding each once
-	unseen []string           // query terms no visible record holds
-	want   map[string]bool    // the query's terms and related terms
-	found  map[string]bool    // present's answer, reused
-	terms  *termCache         // the service's cut record texts
-	stats  *queryStats        // the query's IDF, as read from the store
+	weight map[string]float64           // term -> IDF weight (original terms)
+	total  float64                      // Σ weight of the original terms
+	exp    map[string]expTerm           // related term -> where it comes from
+	docs   float64                      // visible records (N)
+	idfSum float64                      // Σ IDF of the query's seen terms: the BM25 of a record holding each once
+	unseen []string                     // query terms no visible record holds
+	want   map[string]bool              // the query's terms and related terms
+	found  map[string]bool              // present's answer, reused
+	terms  func(*mnemo.Record) []string // a record's distinct index terms
+	stats  *queryStats                  // the query's IDF, as read from the store
 	cal    *Calibration
 	// learnedNull is the learned text similarity unrelated records reach
 	// (0: no learned model).
@@ -138,7 +138,7 @@ func (f *floor) judge(r *mnemo.Record, sem, bm25 float64, holds bool, learned fu
 	if f.total > 0 || len(f.exp) > 0 {
 		var found map[string]bool
 		if holds {
-			found = f.present(f.terms.of(r))
+			found = f.present(f.terms(r))
 		}
 		var got, gotExp float64
 		covered := map[string]bool{}
@@ -263,6 +263,27 @@ func (c *termCache) of(r *mnemo.Record) []string {
 	c.m[k] = ts
 	c.mu.Unlock()
 	return ts
+}
+
+// recordTerms returns the distinct index terms of the records of ids that
+// sc sees, by id: from the store's keyword index when it keeps them
+// (mnemo.RecordTermer), else cut from the records' text (recs, or read for
+// ids when nil) through the term cache.
+func (s *Service) recordTerms(ctx context.Context, sc mnemo.Scope, ids []string, recs []*mnemo.Record) (map[string][]string, error) {
+	if src, ok := s.store.(mnemo.RecordTermer); ok {
+		return src.RecordTerms(ctx, sc, ids)
+	}
+	if recs == nil {
+		var err error
+		if recs, err = s.store.GetMany(ctx, sc, ids); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string][]string, len(recs))
+	for _, r := range recs {
+		out[r.ID] = s.termCache.of(r)
+	}
+	return out, nil
 }
 
 // cutTerms returns the distinct index terms of text.

@@ -64,6 +64,7 @@ type posting struct {
 // keywordIndex is the inverted index of one namespace.
 type keywordIndex struct {
 	terms    map[string]int32 // term -> term id
+	names    []string         // term id -> term (the map's keys)
 	postings [][]posting      // by term id, sorted by ent
 	postCap  int64            // the sum of the postings' capacities (MemoryBytes)
 	arena    []int32          // the distinct term ids of each entry (Entry.tOff, Entry.tLen)
@@ -224,10 +225,32 @@ func (k *keywordIndex) termID(t []byte) int32 {
 	id, ok := k.terms[string(t)]
 	if !ok {
 		id = int32(len(k.postings))
-		k.terms[string(t)] = id
+		name := string(t)
+		k.terms[name] = id
+		k.names = append(k.names, name)
 		k.postings = append(k.postings, nil)
 	}
 	return id
+}
+
+// TermsOf returns the distinct index terms of the entry of record id, in
+// no particular order, and whether the namespace holds it at clearance
+// clearance (removed entries included: their terms stay until re-indexed).
+func (n *Namespace[K]) TermsOf(id string, clearance int) ([]string, bool) {
+	i, ok := n.byID[id]
+	if !ok {
+		return nil, false
+	}
+	e := &n.ents[i]
+	if e.AccessLevel > clearance || !e.indexed {
+		return nil, false
+	}
+	k := &n.kw
+	out := make([]string, e.tLen)
+	for j, t := range k.arena[e.tOff : e.tOff+e.tLen] {
+		out[j] = k.names[t]
+	}
+	return out, true
 }
 
 // post adds the postings of entry e at pos, whose term ids (length of

@@ -43,7 +43,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
 	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
 	kw := &n.kw
-	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes
+	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes + int64(cap(kw.names))*stringHdr
 	b += int64(cap(kw.postings))*sliceHdr + kw.postCap*postingSz
 	b += 4*int64(cap(kw.arena)) + 4*int64(cap(kw.acct)) + int64(cap(kw.buf)) + 4*int64(cap(kw.scratch))
 	for _, ls := range kw.levels {

@@ -187,10 +187,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		strs = append(strs, s)
 		return id
 	}
-	terms := make([]string, len(n.kw.postings))
-	for t, id := range n.kw.terms {
-		terms[id] = t
-	}
+	terms := n.kw.names
 	termRefs := make([]uint32, len(terms))
 	for id, t := range terms {
 		termRefs[id] = ref(t)
@@ -700,10 +697,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		return nil, snapErr("terms")
 	}
 	k.terms = make(map[string]int32, len(termRefs)+len(termRefs)/4)
+	k.names = make([]string, len(termRefs))
 	k.postings = make([][]posting, len(termRefs))
 	pfrom := uint64(0)
 	for id, r := range termRefs {
 		k.terms[strs[r]] = int32(id)
+		k.names[id] = strs[r]
 		pe := pends[id]
 		k.postings[id] = posts[pfrom:pe:pe]
 		pfrom = pe

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 )
 
 // snapRow is one row of a test namespace.
@@ -285,15 +286,34 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
-// sameKeys checks that n gives the row key of every live row by its id
-// (Key), and none for a removed one.
+// sameKeys checks that n gives the row key and the distinct index terms
+// (TermsOf) of every live row by its id (Key), and none for a removed one.
 func sameKeys(t *testing.T, what string, rows map[int64]snapRow, n *Namespace[int64]) {
 	t.Helper()
 	for k := int64(1); k <= 700; k++ {
 		r, live := rows[k]
-		got, ok := n.Key(fmt.Sprintf("r%05d", k))
+		id := fmt.Sprintf("r%05d", k)
+		got, ok := n.Key(id)
 		if ok != live || live && got != r.key {
 			t.Fatalf("%s: key of r%05d = %d, %v; want %d, %v", what, k, got, ok, r.key, live)
+		}
+		terms, ok := n.TermsOf(id, 10)
+		if ok != live {
+			t.Fatalf("%s: terms of %s: %v, want %v", what, id, ok, live)
+		}
+		if !live {
+			continue
+		}
+		var want []string
+		EachTerm([]byte(r.text), nil, func(term []byte) {
+			if w := string(term[:words.StemBytes(term)]); !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		})
+		slices.Sort(want)
+		slices.Sort(terms)
+		if !slices.Equal(terms, want) {
+			t.Fatalf("%s: terms of %s = %v, want %v", what, id, terms, want)
 		}
 	}
 }

@@ -46,3 +46,21 @@ func (s *Store) IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (m
 	}
 	return m, unseen, nil
 }
+
+// RecordTerms returns the distinct index terms of the records of ids that
+// sc sees, from the namespace's keyword index (mnemo.RecordTermer).
+func (s *Store) RecordTerms(ctx context.Context, sc mnemo.Scope, ids []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(ids))
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		for _, id := range ids {
+			if ts, ok := idx.TermsOf(id, sc.Clearance); ok {
+				out[id] = ts
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: record terms: %w", err)
+	}
+	return out, nil
+}

@@ -4,8 +4,10 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/words"
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
@@ -19,6 +21,7 @@ var capabilityTests = []struct {
 	{"IDF", mnemo.CapIDF, testCapIDF},
 	{"TermIDF", mnemo.CapTermIDF, testCapTermIDF},
 	{"TermKeyword", mnemo.CapTermKeyword, testCapTermKeyword},
+	{"RecordTerms", mnemo.CapRecordTerms, testCapRecordTerms},
 	{"ShortRefs", mnemo.CapRefs, testShortRefs},
 	{"Warm", mnemo.CapWarm, testCapWarm},
 }
@@ -192,6 +195,57 @@ func testCapTermKeyword(t *testing.T, s mnemo.Store) {
 	if got, err := tk.KeywordTerms(bg, mnemo.Scope{Namespace: "terms"}, nil, mnemo.Filter{}, 10); err != nil || len(got) != 0 {
 		t.Errorf("KeywordTerms without terms = %v, %v", got, err)
 	}
+}
+
+// testCapRecordTerms: RecordTerms gives each visible record's distinct
+// index terms, those of its searchable text (a decision's fields included)
+// cut as the keyword index cuts it, after an edit the new text's; records
+// above the clearance, of another namespace or unknown are left out.
+func testCapRecordTerms(t *testing.T, s mnemo.Store) {
+	rt, ok := s.(mnemo.RecordTermer)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.RecordTermer")
+	}
+	a, hidden := rec("rterms", "The lions hunted at dusk; lions rest at noon"), rec("rterms", "zebras graze")
+	hidden.AccessLevel = 2
+	d := rec("rterms", "Embedded store")
+	d.Kind = mnemo.KindDecision
+	d.Decision = &mnemo.Decision{Title: "Embedded store", Decision: "SQLite via modernc", Principle: "one static binary"}
+	other := rec("rterms-other", "lions elsewhere")
+	insert(t, s, a, hidden, d, other)
+	cut := func(r *mnemo.Record) []string {
+		var out []string
+		memindex.EachTerm([]byte(r.SearchText()), nil, func(term []byte) {
+			if w := string(term[:words.StemBytes(term)]); !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		})
+		return out
+	}
+	sc := mnemo.Scope{Namespace: "rterms"}
+	got, err := rt.RecordTerms(bg, sc, []string{a.ID, hidden.ID, d.ID, other.ID, "no-such-id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("RecordTerms at clearance 0 gave %d records, want 2 (%v)", len(got), got)
+	}
+	sameSet(t, "terms of a", got[a.ID], cut(a))
+	sameSet(t, "terms of the decision", got[d.ID], cut(d))
+	if !slices.Contains(got[d.ID], "modernc") || !slices.Contains(got[a.ID], "lion") {
+		t.Errorf("terms %v and %v lack the body's or the text's words", got[d.ID], got[a.ID])
+	}
+	if got, err := rt.RecordTerms(bg, mnemo.Scope{Namespace: "rterms", Clearance: 2}, []string{hidden.ID}); err != nil || len(got[hidden.ID]) == 0 {
+		t.Errorf("RecordTerms at clearance 2: %v, %v", got, err)
+	}
+	a.Text, a.UpdatedAt = "giraffes browse acacias", base.Add(time.Minute)
+	if err := s.Update(bg, a, "edit", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = rt.RecordTerms(bg, sc, []string{a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, "terms of a after an edit", got[a.ID], cut(a))
 }
 
 // testCapWarm: Warm loads a namespace, or one that holds nothing yet,
