@@ -15,6 +15,7 @@ import "context"
 //	term-idf        TermIDFSource  yes     no
 //	term-keyword    TermKeyworder  yes     no
 //	record-terms    RecordTermer   yes     no
+//	next-in-thread  ThreadFollower yes     no
 //	refs            RefResolver    yes     yes
 //	warm            Warmer         yes     yes
 //
@@ -37,12 +38,13 @@ type Capability string
 
 // The capabilities, each naming the interface that provides it.
 const (
-	CapIDF         Capability = "idf"          // IDFSource
-	CapTermIDF     Capability = "term-idf"     // TermIDFSource
-	CapTermKeyword Capability = "term-keyword" // TermKeyworder
-	CapRecordTerms Capability = "record-terms" // RecordTermer
-	CapRefs        Capability = "refs"         // RefResolver
-	CapWarm        Capability = "warm"         // Warmer
+	CapIDF         Capability = "idf"            // IDFSource
+	CapTermIDF     Capability = "term-idf"       // TermIDFSource
+	CapTermKeyword Capability = "term-keyword"   // TermKeyworder
+	CapRecordTerms Capability = "record-terms"   // RecordTermer
+	CapNextTurn    Capability = "next-in-thread" // ThreadFollower
+	CapRefs        Capability = "refs"           // RefResolver
+	CapWarm        Capability = "warm"           // Warmer
 )
 
 // Capabilities returns the optional capabilities s implements, in the
@@ -60,6 +62,9 @@ func Capabilities(s Store) []Capability {
 	}
 	if _, ok := s.(RecordTermer); ok {
 		out = append(out, CapRecordTerms)
+	}
+	if _, ok := s.(ThreadFollower); ok {
+		out = append(out, CapNextTurn)
 	}
 	if _, ok := s.(RefResolver); ok {
 		out = append(out, CapRefs)
@@ -106,6 +111,17 @@ type RecordTermer interface {
 	// order; ids it does not hold are left out. The slices are the
 	// caller's.
 	RecordTerms(ctx context.Context, sc Scope, ids []string) (map[string][]string, error)
+}
+
+// ThreadFollower is a store that knows the order of each thread's records
+// (capability next-in-thread), so that the turn answering a question turn
+// can be found.
+type ThreadFollower interface {
+	// NextInThread returns, for each record of ids that names a thread
+	// and that sc and f see, the id of the nearest record after it in its
+	// thread (in time, then id order) that sc and f see; records without
+	// one are left out.
+	NextInThread(ctx context.Context, sc Scope, f Filter, ids []string) (map[string]string, error)
 }
 
 // Warmer is a store that keeps per-namespace in-memory indexes and can

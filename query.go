@@ -133,7 +133,9 @@ type ScoredRecord struct {
 // showed, its strength and the floor it had to reach.
 type Why struct {
 	// Evidence is keyword, semantic, expansion (thesaurus or learned
-	// terms), core (pinned, always placed) or "none required" (floor off).
+	// terms), reply (the turn answering a question turn that ranked high;
+	// see ReplyTo), core (pinned, always placed) or "none required" (floor
+	// off).
 	Evidence  string  `json:"evidence"`
 	Relevance float64 `json:"relevance"` // the strongest evidence, 0..1
 	Floor     float64 `json:"floor"`     // what the evidence had to reach
@@ -156,6 +158,9 @@ type Why struct {
 	LearnedNull float64 `json:"learned_null,omitempty"`
 	// Interval is the time span a temporal query was read as, when any.
 	Interval string `json:"interval,omitempty"`
+	// ReplyTo is the id of the question turn this turn answers, when it
+	// was placed right after it for that reason.
+	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // Triage reports degraded-mode ranking.

@@ -233,6 +233,21 @@ func (v *knownView) RecordTerms(_ context.Context, sc mnemo.Scope, ids []string)
 	return out, nil
 }
 
+// NextInThread follows the threads as they were known.
+func (v *knownView) NextInThread(_ context.Context, sc mnemo.Scope, f mnemo.Filter, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if sc.Namespace != v.ns {
+		return out, nil
+	}
+	c := v.cond(sc, f)
+	for _, id := range ids {
+		if next, ok := v.idx.Next(id, c); ok {
+			out[id] = next
+		}
+	}
+	return out, nil
+}
+
 func (v *knownView) Vector(_ context.Context, sc mnemo.Scope, q []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
 	if n <= 0 || sc.Namespace != v.ns {
 		return nil, nil

@@ -415,6 +415,11 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
 	}
 	sortHits(rk.hits)
+	if cq.text != "" {
+		if rk.hits, err = s.placeReplies(ctx, sc, f, rk.hits); err != nil {
+			return nil, err
+		}
+	}
 	return rk, nil
 }
 

@@ -118,3 +118,25 @@ func (t threadMembers) lends(ents []Entry, pos int32, at int64, fn func(int32)) 
 func liveAt(e *Entry, at int64) bool {
 	return !e.Deleted && e.ValidFrom <= at && at < e.ValidTo
 }
+
+// Next returns the id of the nearest record after the one of id in its
+// thread (in time, then id order) that c passes: the turn that answers a
+// question turn. False when the namespace does not hold id (or c does not
+// pass it), the record names no thread, or no such record follows.
+func (n *Namespace[K]) Next(id string, c *Cond) (string, bool) {
+	i, ok := n.byID[id]
+	if !ok || !c.Matches(&n.ents[i]) || n.ents[i].Thread == "" {
+		return "", false
+	}
+	ms := n.thr[n.ents[i].Thread]
+	k, found := slices.BinarySearchFunc(ms, int32(i), func(x, p int32) int { return entryOrder(n.ents, x, p) })
+	if !found {
+		return "", false
+	}
+	for _, p := range ms[k+1:] {
+		if x := &n.ents[p]; c.Matches(x) {
+			return x.ID, true
+		}
+	}
+	return "", false
+}

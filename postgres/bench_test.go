@@ -77,5 +77,9 @@ func BenchmarkKeyword(b *testing.B) {
 	storetest.BenchKeyword(b, s, s.FloorQuery)
 }
 
+// BenchmarkTouch measures the access counters of 2,000 distinct records
+// bumped in one Touch, on a namespace of benchN() records.
+func BenchmarkTouch(b *testing.B) { storetest.BenchTouch(b, searchStore(b)) }
+
 // BenchmarkVector measures Vector top-100 on a namespace of benchN() records.
 func BenchmarkVector(b *testing.B) { storetest.BenchVector(b, searchStore(b)) }

@@ -64,3 +64,23 @@ func (s *Store) RecordTerms(ctx context.Context, sc mnemo.Scope, ids []string) (
 	}
 	return out, nil
 }
+
+// NextInThread returns the record that follows each of ids in its thread
+// among those sc and f see, from the namespace's index
+// (mnemo.ThreadFollower).
+func (s *Store) NextInThread(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	c := s.compile(ctx, sc, f)
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		for _, id := range ids {
+			if next, ok := idx.Next(id, c); ok {
+				out[id] = next
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: next in thread: %w", err)
+	}
+	return out, nil
+}

@@ -215,3 +215,31 @@ func FuzzKeyword(f *testing.F, s mnemo.Store, floor func(ctx context.Context, ns
 		}
 	})
 }
+
+// touchBatch is about a second of a busy server's retrievals: the access
+// counters of 2,000 distinct records.
+const touchBatch = 2000
+
+// BenchTouch measures Touch of touchBatch distinct records drawn from the
+// first 20,000 of namespace "bench" of s, and reports touched records/s.
+func BenchTouch(b *testing.B, s mnemo.Store) {
+	ctx := context.Background()
+	recs, err := s.List(ctx, mnemo.Scope{Namespace: "bench"}, mnemo.ListOptions{Limit: 20000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(recs) < touchBatch {
+		b.Fatalf("namespace bench holds %d records, want at least %d", len(recs), touchBatch)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := make([]string, touchBatch)
+	for b.Loop() {
+		for i, j := range rng.Perm(len(recs))[:touchBatch] {
+			ids[i] = recs[j].ID
+		}
+		if err := s.Touch(ctx, "bench", ids, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(touchBatch*b.N)/b.Elapsed().Seconds(), "records/s")
+}

@@ -22,6 +22,7 @@ var capabilityTests = []struct {
 	{"TermIDF", mnemo.CapTermIDF, testCapTermIDF},
 	{"TermKeyword", mnemo.CapTermKeyword, testCapTermKeyword},
 	{"RecordTerms", mnemo.CapRecordTerms, testCapRecordTerms},
+	{"NextInThread", mnemo.CapNextTurn, testCapNextTurn},
 	{"ShortRefs", mnemo.CapRefs, testShortRefs},
 	{"Warm", mnemo.CapWarm, testCapWarm},
 }
@@ -246,6 +247,54 @@ func testCapRecordTerms(t *testing.T, s mnemo.Store) {
 		t.Fatal(err)
 	}
 	sameSet(t, "terms of a after an edit", got[a.ID], cut(a))
+}
+
+// testCapNextTurn: NextInThread gives the nearest record after each one
+// in its thread (in time) that the scope and filter see: a record above
+// the clearance, forgotten or filtered out is passed over, never given;
+// the last turn, a record without a thread, one the scope does not see
+// and an unknown id get none.
+func testCapNextTurn(t *testing.T, s mnemo.Store) {
+	tf, ok := s.(mnemo.ThreadFollower)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.ThreadFollower")
+	}
+	turn := func(i int, text string) *mnemo.Record {
+		r := rec("next", text)
+		r.Thread, r.CreatedAt = "s:1", base.Add(time.Duration(i)*time.Minute)
+		r.ValidFrom = r.CreatedAt
+		return r
+	}
+	q, secret, gone, tagged, last := turn(0, "how was it?"), turn(1, "secret answer"), turn(2, "forgotten answer"), turn(3, "tagged answer"), turn(4, "plain answer")
+	secret.AccessLevel = 2
+	gone.DeletedAt = ptr(base)
+	tagged.Tags = []string{"x"}
+	loose := rec("next", "no thread")
+	insert(t, s, last, tagged, gone, secret, q, loose) // written out of order
+	ids := []string{q.ID, secret.ID, last.ID, loose.ID, "no-such-id"}
+	for _, c := range []struct {
+		sc   mnemo.Scope
+		f    mnemo.Filter
+		want map[string]string
+	}{
+		{mnemo.Scope{Namespace: "next"}, mnemo.Filter{}, map[string]string{q.ID: tagged.ID}},
+		{mnemo.Scope{Namespace: "next", Clearance: 2}, mnemo.Filter{}, map[string]string{q.ID: secret.ID, secret.ID: tagged.ID}},
+		{mnemo.Scope{Namespace: "next", Clearance: 2}, mnemo.Filter{Tags: []string{"x"}}, map[string]string{}},
+		{mnemo.Scope{Namespace: "next-other", Clearance: 2}, mnemo.Filter{}, map[string]string{}},
+	} {
+		got, err := tf.NextInThread(bg, c.sc, c.f, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("NextInThread(%+v, %+v) = %v, want %v", c.sc, c.f, got, c.want)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("NextInThread(%+v, %+v)[%s] = %q, want %q", c.sc, c.f, k, got[k], v)
+			}
+		}
+	}
 }
 
 // testCapWarm: Warm loads a namespace, or one that holds nothing yet,

@@ -246,7 +246,7 @@ export interface Triage {
 
 /** Why a hit passed the relevance floor. */
 export interface Why {
-  /** keyword, semantic, expansion, core or "none required" */
+  /** keyword, semantic, expansion, reply, core or "none required" */
   evidence: string;
   /** the strongest evidence, 0..1 */
   relevance: number;
@@ -269,6 +269,8 @@ export interface Why {
   learned_null?: number;
   /** the time span a temporal query was read as */
   interval?: string;
+  /** the question turn this turn answers, when placed right after it */
+  reply_to?: string;
 }
 
 /** A record as recall and digest rank it. */

@@ -247,6 +247,7 @@ class Why(_WhyRequired, total=False):
     learned: float
     learned_null: float
     interval: str
+    reply_to: str
 
 
 class _Hit(TypedDict, total=False):
