@@ -15,7 +15,7 @@ import "context"
 //	term-idf        TermIDFSource  yes     no
 //	term-keyword    TermKeyworder  yes     no
 //	record-terms    RecordTermer   yes     no
-//	next-in-thread  ThreadFollower yes     no
+//	next-in-thread  ThreadFollower yes     yes
 //	refs            RefResolver    yes     yes
 //	warm            Warmer         yes     yes
 //
@@ -29,8 +29,9 @@ import "context"
 // words a record holds — keeps a query expansion's related terms without
 // checking that some visible record holds them and few do, and passes
 // those terms to Keyword as text, which cuts them again. Both stores find records by the end of
-// their id (an indexed query) and keep an in-memory index per namespace
-// that Warm loads ahead of the first search.
+// their id (an indexed query) and keep an in-memory index per namespace,
+// which holds each thread's order (next-in-thread) and which Warm loads
+// ahead of the first search.
 //
 // The conformance suite (storetest) checks that a store implements exactly
 // the capabilities its tests claim for it, and that it honours each.

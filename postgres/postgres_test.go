@@ -68,7 +68,7 @@ func openURL(t testing.TB, u string) *postgres.Store {
 func openNew(t testing.TB) *postgres.Store { return openURL(t, newDatabase(t, "")) }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) mnemo.Store { return openNew(t) }, mnemo.CapRefs, mnemo.CapWarm)
+	storetest.Run(t, func(t *testing.T) mnemo.Store { return openNew(t) }, mnemo.CapNextTurn, mnemo.CapRefs, mnemo.CapWarm)
 }
 
 // TestCLocale runs the keyword checks on a database with the C locale:

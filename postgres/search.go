@@ -190,3 +190,26 @@ func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
 		return out
 	}
 }
+
+// NextInThread returns the record that follows each of ids in its thread
+// among those sc and f see, from the namespace's index, which keeps every
+// thread's order (mnemo.ThreadFollower).
+func (s *Store) NextInThread(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if !textOK(sc.Namespace) {
+		return out, nil
+	}
+	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[string]) error {
+		c := memindex.Compile(sc, f, s.now())
+		for _, id := range ids {
+			if next, ok := idx.Next(id, c); ok {
+				out[id] = next
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: next in thread: %w", err)
+	}
+	return out, nil
+}
