@@ -50,6 +50,18 @@ func TestAccessCountersTable(t *testing.T) {
 	if _, after := rowOf("a"); after != before {
 		t.Errorf("Touch rewrote the record's row: access_count %d -> %d", before, after)
 	}
+	// An edit writes back the counters it read: they stay what they were,
+	// not the access table's counted twice; touches after it add to them.
+	got.Text = "kept record, edited"
+	if err := s.Update(ctx, got, "edit", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(ctx, "n", []string{"a"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = s.Get(ctx, sc, "a"); err != nil || got.AccessCount != 8 || !got.LastAccessedAt.Equal(now) {
+		t.Errorf("after an edit and a touch: count %d, last %v (%v); want 8 and %v", got.AccessCount, got.LastAccessedAt, err, now)
+	}
 	goneRow, _ := rowOf("gone")
 	if n, err := s.Purge(ctx, sc, now.Add(-24*time.Hour)); err != nil || n != 1 {
 		t.Fatalf("purge: %d %v", n, err)

@@ -90,10 +90,26 @@ var writeColumns = []string{"id", "namespace", "layer", "kind", "scope", "text",
 var (
 	insertSQL = `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES (?` +
 		strings.Repeat(", ?", len(writeColumns)-1) + `) ON CONFLICT (namespace, id) DO NOTHING`
-	updateSQL = `UPDATE records SET ` + strings.Join(writeColumns[2:], " = ?, ") +
-		` = ? WHERE id = ? AND namespace = ?`
+	updateSQL = `UPDATE records SET ` + updateSets() + ` WHERE id = ? AND namespace = ?`
 	revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES (?, ?, ?, ?, ?, ?)`
 )
+
+// updateSets returns the SET list of updateSQL, the columns of
+// writeColumns after id and namespace. The access count written is what
+// a read returns (accessColumns): the access table's count is taken off
+// the one stored in the row, which the record read before the update
+// already included.
+func updateSets() string {
+	sets := make([]string, 0, len(writeColumns)-2)
+	for _, c := range writeColumns[2:] {
+		if c == "access_count" {
+			sets = append(sets, `access_count = ? - coalesce((SELECT count FROM access WHERE rid = records.rowid), 0)`)
+			continue
+		}
+		sets = append(sets, c+" = ?")
+	}
+	return strings.Join(sets, ", ")
+}
 
 // Insert writes new records in one transaction, skipping ids that exist.
 func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor string) (int, error) {
