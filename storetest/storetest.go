@@ -752,6 +752,19 @@ func testTouch(t *testing.T, s mnemo.Store) {
 	if err := s.Touch(bg, "touch", nil, at); err != nil {
 		t.Errorf("empty touch: %v", err)
 	}
+	// An edit of a touched record keeps its counters as read, and later
+	// touches add to them.
+	got, _ = s.Get(bg, mnemo.Scope{Namespace: "touch"}, a.ID)
+	got.Text, got.UpdatedAt = "a, edited", base.Add(time.Hour)
+	if err := s.Update(bg, got, "edit", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(bg, "touch", []string{a.ID}, at); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = s.Get(bg, mnemo.Scope{Namespace: "touch"}, a.ID); got.AccessCount != 3 || got.LastAccessedAt == nil || !got.LastAccessedAt.Equal(at) {
+		t.Errorf("after an edit and a touch: count %d, last %v; want 3 and %v", got.AccessCount, got.LastAccessedAt, at)
+	}
 }
 
 func testRetrievals(t *testing.T, s mnemo.Store) {
