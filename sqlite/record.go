@@ -90,7 +90,7 @@ var writeColumns = []string{"id", "namespace", "layer", "kind", "scope", "text",
 var (
 	insertSQL = `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES (?` +
 		strings.Repeat(", ?", len(writeColumns)-1) + `) ON CONFLICT (namespace, id) DO NOTHING`
-	updateSQL = `UPDATE records SET ` + updateSets() + ` WHERE id = ? AND namespace = ?`
+	updateSQL   = `UPDATE records SET ` + updateSets() + ` WHERE id = ? AND namespace = ?`
 	revisionSQL = `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES (?, ?, ?, ?, ?, ?)`
 )
 
