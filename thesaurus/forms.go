@@ -2,6 +2,7 @@ package thesaurus
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/mnemo-dev/mnemo/internal/words"
 )
@@ -19,7 +20,7 @@ func Forms(word string) []string {
 	if f := fleetingForms(w); f != nil {
 		return f
 	}
-	for _, r := range infinitiveForms {
+	for _, r := range infinitiveForms() {
 		base, ok := strings.CutSuffix(w, r.inf)
 		if !ok || len([]rune(base)) < 2 {
 			continue
@@ -55,8 +56,9 @@ var fleeting = [][2]string{{"ок", "ка"}, {"ек", "ка"}, {"ець", "ця"
 
 // infinitiveForms are the endings of infinitives, longest first, with the
 // endings of their past tense (masculine, feminine, plural) and short
-// passive participle, folded (ё→е, ї→і, й→и).
-var infinitiveForms = func() []struct {
+// passive participle, and present tense, folded (ё→е, ї→і, й→и) on first
+// use, not at start-up.
+var infinitiveForms = sync.OnceValue(func() []struct {
 	inf   string
 	forms []string
 } {
@@ -102,4 +104,4 @@ var infinitiveForms = func() []struct {
 		}
 	}
 	return rules
-}()
+})

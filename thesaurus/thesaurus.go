@@ -575,8 +575,8 @@ func lemmas(w string) []string {
 // cyrillicDetach are Russian and Ukrainian verb endings package stem does
 // not map to the infinitive's stem: past tense and passive participles
 // ("устал" → "устать", "відмовився" → "відмовитися", "сломан" →
-// "сломать"). Folded at start-up.
-var cyrillicDetach = func() [][2]string {
+// "сломать"), and present-tense endings. Folded on first use.
+var cyrillicDetach = sync.OnceValue(func() [][2]string {
 	var out [][2]string
 	for _, r := range [][2]string{
 		{"лся", "ться"}, {"лась", "ться"}, {"лось", "ться"}, {"лись", "ться"},
@@ -612,14 +612,14 @@ var cyrillicDetach = func() [][2]string {
 		out = append(out, [2]string{words.Fold(r[0]), words.Fold(r[1])})
 	}
 	return out
-}()
+})
 
 // cyrillicLemmas returns the infinitives a Russian or Ukrainian verb form
 // may come from, and the nominative of a noun whose vowel drops out of its
 // other forms («щенка»: «щенок»).
 func cyrillicLemmas(w string) []string {
 	var out []string
-	for _, r := range cyrillicDetach {
+	for _, r := range cyrillicDetach() {
 		if base, ok := strings.CutSuffix(w, r[0]); ok && len([]rune(base)) >= 2 {
 			out = append(out, base+r[1])
 		}
