@@ -34,9 +34,9 @@ func (iv *interval) contains(t time.Time) bool {
 	return iv != nil && !t.Before(iv.from) && t.Before(iv.to)
 }
 
-var monthNames = map[string]time.Month{}
-
-func init() {
+// monthNames maps month names (English, Russian and Ukrainian, in the
+// cases a date phrase uses) to months; built on first use.
+var monthNames = sync.OnceValue(func() map[string]time.Month {
 	names := [][]string{
 		{"january", "jan", "январе", "января", "январь", "січні", "січня", "січень"},
 		{"february", "feb", "феврале", "февраля", "февраль", "лютому", "лютого", "лютий"},
@@ -51,12 +51,14 @@ func init() {
 		{"november", "nov", "ноябре", "ноября", "ноябрь", "листопаді", "листопада", "листопад"},
 		{"december", "dec", "декабре", "декабря", "декабрь", "грудні", "грудня", "грудень"},
 	}
+	m := map[string]time.Month{}
 	for i, ns := range names {
 		for _, n := range ns {
-			monthNames[n] = time.Month(i + 1)
+			m[n] = time.Month(i + 1)
 		}
 	}
-}
+	return m
+})
 
 type temporalRule struct {
 	re  func() *regexp.Regexp // compiled on first use
@@ -149,7 +151,7 @@ var temporalRules = []temporalRule{
 	// "in May", "in May 2023", «в мае», «у травні 2024».
 	{lazyRegexp(`(?i)(?:^|\s)(?:in|during|в|во|у)\s+([\p{L}]+)(?:\s+(\d{4}))?`),
 		func(m []string, d time.Time) (time.Time, time.Time, bool) {
-			mon, ok := monthNames[strings.ToLower(m[1])]
+			mon, ok := monthNames()[strings.ToLower(m[1])]
 			if !ok {
 				return time.Time{}, time.Time{}, false
 			}
