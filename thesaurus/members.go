@@ -61,23 +61,16 @@ func (t *Thesaurus) Members(word ...string) []Related {
 		}
 	}
 	key := "members\x00" + strings.Join(folded, "_")
-	t.mu.Lock()
-	out, ok := t.cache[key]
-	t.mu.Unlock()
-	if ok {
+	if out, ok := t.fromCache(key); ok {
 		return out
 	}
+	var out []Related
 	if wn.ensure() == nil {
 		c := &collector{maxSenses: t.maxSenses, best: map[string]int{}, source: wn.source().Name}
 		wn.resource.(*wordNet).members(folded, c)
 		out = c.result(maxMemberSynsets)
 	}
-	t.mu.Lock()
-	if len(t.cache) >= cacheSize {
-		clear(t.cache)
-	}
-	t.cache[key] = out
-	t.mu.Unlock()
+	t.cached(key, out)
 	return out
 }
 

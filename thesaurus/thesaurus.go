@@ -358,10 +358,7 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 		}
 	}
 	key := lang + "\x00" + folded
-	t.mu.Lock()
-	out, ok := t.cache[key]
-	t.mu.Unlock()
-	if ok {
+	if out, ok := t.fromCache(key); ok {
 		return out
 	}
 	q := newQuery(folded, sc)
@@ -386,14 +383,27 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 		c.source = r.source().Name
 		r.lookup(q, c)
 	}
-	out = c.result(t.maxPerWord)
+	out := c.result(t.maxPerWord)
+	t.cached(key, out)
+	return out
+}
+
+// fromCache returns the expansions cached under key.
+func (t *Thesaurus) fromCache(key string) ([]Related, bool) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	out, ok := t.cache[key]
+	return out, ok
+}
+
+// cached keeps out under key, emptying the cache when it is full.
+func (t *Thesaurus) cached(key string, out []Related) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.cache) >= cacheSize {
 		clear(t.cache)
 	}
 	t.cache[key] = out
-	t.mu.Unlock()
-	return out
 }
 
 // scriptOf returns the script of w's first letter: Cyrillic or Latin (the
