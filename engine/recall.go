@@ -414,6 +414,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
 	}
+	scaleHits(rk.hits)
 	sortHits(rk.hits)
 	if cq.text != "" {
 		if rk.hits, err = s.placeReplies(ctx, sc, f, rk.hits); err != nil {
@@ -421,6 +422,19 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		}
 	}
 	return rk, nil
+}
+
+// scaleHits brings the scores of hits back within 0..1 (score.Scale).
+func scaleHits(hits []mnemo.ScoredRecord) {
+	scores, factors := make([]float64, len(hits)), make([]map[string]float64, len(hits))
+	for i, h := range hits {
+		scores[i], factors[i] = h.Score, h.Factors
+	}
+	if score.Scale(scores, factors) != 1 {
+		for i := range hits {
+			hits[i].Score = scores[i]
+		}
+	}
 }
 
 // sortHits orders hits best first, ties by descending id.

@@ -25,8 +25,14 @@ const (
 	// the query's interval.
 	TimeBoost = 1.2
 	// NameBoost multiplies the score of a relevant record by a named person
-	// or of a named component.
-	NameBoost = 1.1
+	// or of a named component. A question about someone is answered by
+	// what they said themselves: in LoCoMo conversations 1–5, 96 % of the
+	// evidence of questions naming one speaker is that speaker's own
+	// turns, against the half of the turns that are theirs, a likelihood
+	// ratio of about 2. Chosen there among 1.1, 1.2, 1.3, 1.5, 2, 2.5 and
+	// 3 (recall@10 0.727, 0.738, 0.740, 0.747, 0.749, 0.745, 0.742); the
+	// held-out half 6–10 went from 0.690 (1.1) to 0.717.
+	NameBoost = 2
 )
 
 // Ranking is what the candidates of one query share in their fusion.
@@ -58,7 +64,10 @@ type Candidate struct {
 
 // Fuse returns the score of candidate c and its factor breakdown: the six
 // factors, and each share or boost that applied (criticality, gate,
-// learned, thread, kind_boost, time_boost, name_boost).
+// learned, thread, kind_boost, time_boost, name_boost). The boosts may
+// take a score above 1; Scale brings the scores of one ranking back to
+// at most 1 without changing their order or ratios (a cap at 1 would tie
+// every boosted candidate that reaches it, whatever its evidence).
 func (k Ranking) Fuse(c Candidate) (float64, map[string]float64) {
 	p, w, fa := k.Preset, k.Weights, c.Factors
 	var sv float64
@@ -88,18 +97,39 @@ func (k Ranking) Fuse(c Candidate) (float64, map[string]float64) {
 	if k.Alpha == 0 {
 		if b := KindBoost(k.Intent, c.Kind); b != 1 {
 			factors["kind_boost"] = b
-			sv = math.Min(1, Round4(sv*b))
+			sv = Round4(sv * b)
 		}
 		if c.InInterval {
 			factors["time_boost"] = TimeBoost
-			sv = math.Min(1, Round4(sv*TimeBoost))
+			sv = Round4(sv * TimeBoost)
 		}
 		if c.ByName {
 			factors["name_boost"] = NameBoost
-			sv = math.Min(1, Round4(sv*NameBoost))
+			sv = Round4(sv * NameBoost)
 		}
 	}
 	return sv, factors
+}
+
+// Scale divides every score by the largest when that is above 1, so a
+// ranking's scores stay within 0..1, in the same order and ratios; it
+// returns the divisor (1 when none was needed). Each scaled candidate's
+// factors record it as "scale" (1/divisor).
+func Scale(scores []float64, factors []map[string]float64) float64 {
+	top := 1.0
+	for _, s := range scores {
+		top = math.Max(top, s)
+	}
+	if top == 1 {
+		return 1
+	}
+	for i := range scores {
+		scores[i] = Round4(scores[i] / top)
+		if i < len(factors) && factors[i] != nil {
+			factors[i]["scale"] = Round4(1 / top)
+		}
+	}
+	return top
 }
 
 // Round4 rounds x to four decimals, halves away from zero: how the read

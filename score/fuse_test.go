@@ -1,6 +1,7 @@
 package score_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -27,7 +28,7 @@ func TestFuse(t *testing.T) {
 		t.Errorf("a boost without reason: %v", f)
 	}
 	boosted, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact, InInterval: true, ByName: true})
-	if want := min(1, score.Round4(min(1, score.Round4(base*score.TimeBoost))*score.NameBoost)); boosted != want ||
+	if want := score.Round4(score.Round4(base*score.TimeBoost) * score.NameBoost); boosted != want ||
 		f["time_boost"] != score.TimeBoost || f["name_boost"] != score.NameBoost {
 		t.Errorf("boosted %v %v, want %v", boosted, f, want)
 	}
@@ -40,5 +41,28 @@ func TestFuse(t *testing.T) {
 	tri, f := k.Fuse(score.Candidate{Factors: fa, Criticality: 0.9, Kind: mnemo.KindFact, InInterval: true})
 	if want := score.Round4(score.TriageScore(0.5, 0.9, fa.Semantic)); tri != want || f[mnemo.FactorCriticality] != 0.9 || f["time_boost"] != 0 {
 		t.Errorf("triage %v %v, want %v", tri, f, want)
+	}
+}
+
+// TestScale: a ranking whose boosted scores pass 1 is scaled by its best,
+// keeping order and ratios and saying so in each candidate's factors; one
+// within 0..1 is left alone.
+func TestScale(t *testing.T) {
+	scores := []float64{1.6, 0.8, 0.4}
+	factors := []map[string]float64{{}, {}, {}}
+	if d := score.Scale(scores, factors); d != 1.6 {
+		t.Fatalf("divisor %v, want 1.6", d)
+	}
+	if want := []float64{1, 0.5, 0.25}; !slices.Equal(scores, want) {
+		t.Errorf("scaled %v, want %v", scores, want)
+	}
+	for _, f := range factors {
+		if f["scale"] != 0.625 {
+			t.Errorf("factors %v, want scale 0.625", f)
+		}
+	}
+	within := []float64{0.9, 0.3}
+	if d := score.Scale(within, []map[string]float64{{}, {}}); d != 1 || !slices.Equal(within, []float64{0.9, 0.3}) {
+		t.Errorf("scores within 0..1 changed: %v (divisor %v)", within, d)
 	}
 }
