@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Temporal queries.
@@ -148,21 +150,84 @@ var temporalRules = []temporalRule{
 			half := max(1, u/2)
 			return at.AddDate(0, 0, -half), at.AddDate(0, 0, half+1), true
 		}},
+	// A date: "April 10, 2022", "10 April 2022", «10 апреля 2022», «10 квітня
+	// 2022», "2022-04-10"; "on April 10" (the latest such day not after
+	// now).
+	{lazyRegexp(`(?i)\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			y, _ := strconv.Atoi(m[1])
+			mo, _ := strconv.Atoi(m[2])
+			day, _ := strconv.Atoi(m[3])
+			return dayOf(y, time.Month(mo), day, d)
+		}},
+	{lazyRegexp(`(?i)(?:^|[^\p{L}])(\p{L}+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+((?:19|20)\d{2}))?\b`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			return dateOf(m[1], m[2], m[3], d)
+		}},
+	{lazyRegexp(`(?i)(?:^|[^\p{L}\d])(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(\p{L}+)(?:,?\s+((?:19|20)\d{2}))?`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			return dateOf(m[2], m[1], m[3], d)
+		}},
+	// A week of a month: "the first week of May", "the second weekend of
+	// August 2023", "the last two weeks of August 2023".
+	{lazyRegexp(`(?i)\b(?:the\s+)?(first|second|third|fourth|last)\s+(?:(two|three)\s+)?(weeks?|weekends?)\s+of\s+(\p{L}+)(?:,?\s+((?:19|20)\d{2}))?`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			from, to, ok := monthOf(m[4], m[5], d)
+			if !ok {
+				return from, to, false
+			}
+			n := map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}[strings.ToLower(m[1])]
+			weeks := max(1, numberWords[strings.ToLower(m[2])])
+			if strings.HasPrefix(strings.ToLower(m[3]), "weekend") {
+				// The n-th Saturday and the Sunday after it (the last: the
+				// month's last Saturday).
+				sat := from.AddDate(0, 0, (int(time.Saturday)-int(from.Weekday())+7)%7)
+				if n > 0 {
+					sat = sat.AddDate(0, 0, 7*(n-1))
+				} else {
+					for sat.AddDate(0, 0, 7).Before(to) {
+						sat = sat.AddDate(0, 0, 7)
+					}
+				}
+				return sat, sat.AddDate(0, 0, 2), true
+			}
+			if n < 0 {
+				return to.AddDate(0, 0, -7*weeks), to, true
+			}
+			start := from.AddDate(0, 0, 7*(n-1))
+			end := start.AddDate(0, 0, 7*weeks)
+			if end.After(to) {
+				end = to
+			}
+			return start, end, start.Before(to)
+		}},
+	// A part of a month: "the beginning of January 2023", "early May",
+	// "mid-June", "the end of March"; «в начале января», «в конце мая»,
+	// «на початку січня», «наприкінці травня»: its first, middle or last
+	// ten days.
+	{lazyRegexp(`(?i)(?:^|[^\p{L}])(beginning|start|early|middle|mid|end|late|начале|середине|конце|початку|середині|кінці|наприкінці)(?:\s+of|-)?\s+(\p{L}+)(?:,?\s+((?:19|20)\d{2}))?`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			from, to, ok := monthOf(m[2], m[3], d)
+			if !ok {
+				return from, to, false
+			}
+			switch strings.ToLower(m[1]) {
+			case "beginning", "start", "early", "начале", "початку":
+				return from, from.AddDate(0, 0, 10), true
+			case "middle", "mid", "середине", "середині":
+				return from.AddDate(0, 0, 10), from.AddDate(0, 0, 20), true
+			}
+			return from.AddDate(0, 0, 20), to, true
+		}},
+	// A month and its year anywhere: "most of September 2023", «мае 2024».
+	{lazyRegexp(`(?i)(?:^|[^\p{L}])(\p{L}+)\s+((?:19|20)\d{2})\b`),
+		func(m []string, d time.Time) (time.Time, time.Time, bool) {
+			return monthOf(m[1], m[2], d)
+		}},
 	// "in May", "in May 2023", «в мае», «у травні 2024».
 	{lazyRegexp(`(?i)(?:^|\s)(?:in|during|в|во|у)\s+([\p{L}]+)(?:\s+(\d{4}))?`),
 		func(m []string, d time.Time) (time.Time, time.Time, bool) {
-			mon, ok := monthNames()[strings.ToLower(m[1])]
-			if !ok {
-				return time.Time{}, time.Time{}, false
-			}
-			y := d.Year()
-			if m[2] != "" {
-				y, _ = strconv.Atoi(m[2])
-			} else if mon > d.Month() {
-				y-- // the latest such month not after now
-			}
-			from := time.Date(y, mon, 1, 0, 0, 0, 0, d.Location())
-			return from, from.AddDate(0, 1, 0), true
+			return monthOf(m[1], m[2], d)
 		}},
 	// "in 2023", «в 2023 году».
 	{lazyRegexp(`(?i)(?:^|\s)(?:in|during|в|у)\s+((?:19|20)\d{2})\b`),
@@ -173,27 +238,70 @@ var temporalRules = []temporalRule{
 		}},
 }
 
+// monthOf is the month named name (monthNames) of year (the latest such
+// month not after day when year is empty).
+func monthOf(name, year string, day time.Time) (time.Time, time.Time, bool) {
+	mon, ok := monthNames()[strings.ToLower(name)]
+	if !ok {
+		return time.Time{}, time.Time{}, false
+	}
+	y := day.Year()
+	if year != "" {
+		y, _ = strconv.Atoi(year)
+	} else if mon > day.Month() {
+		y-- // the latest such month not after now
+	}
+	from := time.Date(y, mon, 1, 0, 0, 0, 0, day.Location())
+	return from, from.AddDate(0, 1, 0), true
+}
+
+// dateOf is the day dom of the month named name (monthOf). Without a
+// year, an English month must be capitalised ("3 March", not "3 march
+// steps").
+func dateOf(name, dom, year string, day time.Time) (time.Time, time.Time, bool) {
+	mon, ok := monthNames()[strings.ToLower(name)]
+	if r, _ := utf8.DecodeRuneInString(name); !ok || year == "" && r < unicode.MaxASCII && !unicode.IsUpper(r) {
+		return time.Time{}, time.Time{}, false
+	}
+	n, _ := strconv.Atoi(dom)
+	y := day.Year()
+	if year != "" {
+		y, _ = strconv.Atoi(year)
+	} else if mon > day.Month() || mon == day.Month() && n > day.Day() {
+		y--
+	}
+	return dayOf(y, mon, n, day)
+}
+
+// dayOf is the day y-mon-n, when there is one.
+func dayOf(y int, mon time.Month, n int, day time.Time) (time.Time, time.Time, bool) {
+	at := time.Date(y, mon, n, 0, 0, 0, 0, day.Location())
+	if n < 1 || mon < 1 || mon > 12 || at.Month() != mon {
+		return time.Time{}, time.Time{}, false
+	}
+	return at, at.AddDate(0, 0, 1), true
+}
+
 // parseInterval reads the first time expression of q relative to now, and
-// returns q with the expression taken out.
+// returns q with the expression taken out. Rules are tried in order, the
+// more specific first, each at every place it matches.
 func parseInterval(q string, now time.Time) (*interval, string) {
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	for _, r := range temporalRules {
-		loc := r.re().FindStringSubmatchIndex(q)
-		if loc == nil {
-			continue
-		}
-		m := make([]string, len(loc)/2)
-		for i := range m {
-			if loc[2*i] >= 0 {
-				m[i] = q[loc[2*i]:loc[2*i+1]]
+		for _, loc := range r.re().FindAllStringSubmatchIndex(q, -1) {
+			m := make([]string, len(loc)/2)
+			for i := range m {
+				if loc[2*i] >= 0 {
+					m[i] = q[loc[2*i]:loc[2*i+1]]
+				}
 			}
+			from, to, ok := r.get(m, day)
+			if !ok {
+				continue
+			}
+			rest := q[:loc[0]] + " " + q[loc[1]:]
+			return &interval{from: from, to: to, phrase: strings.TrimSpace(m[0])}, rest
 		}
-		from, to, ok := r.get(m, day)
-		if !ok {
-			continue
-		}
-		rest := q[:loc[0]] + " " + q[loc[1]:]
-		return &interval{from: from, to: to, phrase: strings.TrimSpace(m[0])}, rest
 	}
 	return nil, q
 }
