@@ -15,7 +15,7 @@ import (
 
 const benchUsage = `usage:
   mnemo bench locomo --data PATH [--json] [--embedder hash|openai] [--preset P] [--k 5,10,20] [--budgets 500,1000,2000]
-  mnemo bench perf [--quick] [--json] [--sizes 1000,10000,100000] [--queries N] [--check-sizes 1000,20000] [--check-writes N]
+  mnemo bench perf [--quick] [--json] [--sizes 1000,10000,100000] [--queries N] [--check-sizes 1000,20000] [--check-writes N] [--cpuprofile FILE]
   mnemo bench writes [--json] [--records 100000] [--window 1000]
   mnemo bench peer [--json] [--n 500] [--m 200] [--data PATH] [--conversations N] [--peer-dir bench/peer]`
 
@@ -162,10 +162,19 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
 	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 250, quick 200)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the queries at the largest size to `FILE` (operations labelled op=digest, recall, floor)")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
 	opt := bench.PerfOptions{Quick: *quick, Queries: *queries}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer f.Close()
+		opt.CPUProfile = f
+	}
 	if *sizes != "" {
 		sl, err := intList(*sizes, "--sizes")
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"runtime/pprof"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed"
@@ -15,7 +17,6 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/thesaurus"
 	"github.com/mnemo-dev/mnemo/tokenize"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,6 +50,10 @@ type PerfOptions struct {
 	// by default it is trained at each size before the queries (as serve
 	// does in the background) and its training time reported.
 	NoLearned bool
+	// CPUProfile, when set, receives a CPU profile of the queries at the
+	// largest size, each operation labelled op=digest, recall or floor
+	// (go tool pprof -tagfocus op=digest).
+	CPUProfile io.Writer
 }
 
 // Latency summarises one operation's latencies.
@@ -245,27 +250,45 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			return nil, err
 		}
 		var dig, rec, flo []time.Duration
+		profiling := opt.CPUProfile != nil && size == opt.Sizes[len(opt.Sizes)-1]
+		if profiling {
+			if err := pprof.StartCPUProfile(opt.CPUProfile); err != nil {
+				return nil, fmt.Errorf("bench: cpu profile: %w", err)
+			}
+		}
 		for i, q := range queries {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			var err error
 			t0 := time.Now()
-			if _, err := st.FloorQuery(ctx, ns, q, 20); err != nil {
+			pprof.Do(ctx, pprof.Labels("op", "floor"), func(ctx context.Context) { _, err = st.FloorQuery(ctx, ns, q, 20) })
+			if err != nil {
 				return nil, err
 			}
 			t1 := time.Now()
-			if _, err := svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: q, Budget: opt.Budget}); err != nil {
+			pprof.Do(ctx, pprof.Labels("op", "digest"), func(ctx context.Context) {
+				_, err = svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: q, Budget: opt.Budget})
+			})
+			if err != nil {
 				return nil, err
 			}
 			t2 := time.Now()
-			if _, err := svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: q, K: opt.K}); err != nil {
+			pprof.Do(ctx, pprof.Labels("op", "recall"), func(ctx context.Context) {
+				_, err = svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: q, K: opt.K})
+			})
+			if err != nil {
 				return nil, err
 			}
 			t3 := time.Now()
+
 			flo = append(flo, t1.Sub(t0))
 			dig = append(dig, t2.Sub(t1))
 			rec = append(rec, t3.Sub(t2))
 			progress("query "+strconv.Itoa(size), i+1, len(queries))
+		}
+		if profiling {
+			pprof.StopCPUProfile()
 		}
 		ps.Digest, ps.Recall, ps.Floor = NewLatency(dig), NewLatency(rec), NewLatency(flo)
 		if ps.Floor.P50 > 0 {
