@@ -58,6 +58,9 @@ func TestInsertBatchSkips(t *testing.T) {
 	if err := s.rdb.QueryRow(`SELECT count(*) FROM revisions`).Scan(&n); err != nil || n != len(recs)-3+1 {
 		t.Fatalf("%d revisions, %v; want %d", n, err, len(recs)-3+1)
 	}
+	if err := s.BuildFTS(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.rdb.QueryRow(`SELECT count(*) FROM records_fts WHERE records_fts MATCH 'text'`).Scan(&n); err != nil || n != len(recs)-3 {
 		t.Fatalf("%d records in the full-text index, %v; want %d", n, err, len(recs)-3)
 	}

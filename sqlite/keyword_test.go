@@ -67,6 +67,9 @@ func TestPrune(t *testing.T) {
 	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.BuildFTS(ctx); err != nil { // prune serves the FTS5 path
+		t.Fatal(err)
+	}
 	defer func(b int64) { pruneBudget = b }(pruneBudget)
 	pruneBudget = 2
 	got, err := s.prune(ctx, []string{"common", "rare", "scarce"})

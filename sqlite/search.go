@@ -109,6 +109,9 @@ func (s *Store) FloorQuery(ctx context.Context, namespace, query string, n int) 
 	if expr == "" || n <= 0 {
 		return nil, nil
 	}
+	if err := s.ensureFTS(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT r.id, bm25(records_fts) FROM records_fts
 		JOIN records r ON r.rowid = records_fts.rowid
 		WHERE records_fts MATCH ? AND r.namespace = ? ORDER BY bm25(records_fts) LIMIT ?`, expr, namespace, n)

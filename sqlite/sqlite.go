@@ -16,8 +16,8 @@
 //
 // Keyword and vector search use an in-memory index per namespace: the
 // filter fields, the normalised vectors and a BM25 inverted index of the
-// text (bm25.go; records_fts stays as the fallback, Options.FTSKeyword, and
-// serves FloorQuery). It is loaded on first use, in one scan, and brought up
+// text (bm25.go; an FTS5 table, built on demand, serves Options.FTSKeyword
+// and FloorQuery: fts.go). It is loaded on first use, in one scan, and brought up
 // to date on every search by reading only the rows whose seq is newer than
 // what the index has seen, so writes by other processes become visible too.
 // Every write bumps seq and stamps the rows it changed, Touch included: a
@@ -98,6 +98,8 @@ type Store struct {
 	idx        *index
 	cache      *recordCache // nil when disabled
 	ftsKeyword bool
+	ftsMu      sync.Mutex // ensureFTS
+	ftsReady   bool       // records_fts is known to exist (fts.go)
 
 	schema      int  // the highest migration applied
 	noSnapshots bool // Options.NoIndexSnapshots
@@ -188,6 +190,12 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		wdb.Close()
 		return nil, err
+	}
+	if opt.FTSKeyword {
+		if err := s.ensureFTS(ctx); err != nil {
+			wdb.Close()
+			return nil, err
+		}
 	}
 	rdb, err := sql.Open("sqlite", dsn("deferred"))
 	if err != nil {
