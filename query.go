@@ -28,7 +28,9 @@ const (
 )
 
 // Factors is a score's breakdown: factor name to value (and, for ranking
-// adjustments, "gate" and "kind_boost"; "thread" for records of a thread). It encodes to JSON with the
+// adjustments, "gate", the boosts "kind_boost", "time_boost" and
+// "name_boost", and "scale" when the ranking's scores were divided by its
+// best; "thread" for records of a thread). It encodes to JSON with the
 // factors in a fixed order, without reflection: digests carry one per entry.
 type Factors map[string]float64
 
