@@ -21,7 +21,8 @@ import (
 
 // queryNames returns the lower-cased names of q: its capitalised words
 // (words.Compounds: "Jean-Luc", "O'Brien") but the first, without a
-// possessive "'s". spans are q's words (words.SpanList).
+// possessive "'s", and not a month or a weekday (isTimeWord). spans are
+// q's words (words.SpanList).
 func queryNames(q string, spans [][2]int) map[string]bool {
 	var out map[string]bool
 	first := true
@@ -36,7 +37,7 @@ func queryNames(q string, spans [][2]int) map[string]bool {
 			return true
 		}
 		lw := strings.ToLower(w)
-		if words.IsFunctionWord(lw) {
+		if words.IsFunctionWord(lw) || isTimeWord(lw) {
 			return true
 		}
 		if out == nil {
@@ -66,6 +67,21 @@ func byName(r *mnemo.Record, names map[string]bool) bool {
 		if i := strings.LastIndexByte(p, ':'); i >= 0 && names[strings.ToLower(p[i+1:])] {
 			return true
 		}
+	}
+	return false
+}
+
+// isTimeWord reports whether w (lower-case) names a month or a day of the
+// week, which a query capitalises without naming anyone ("in July").
+func isTimeWord(w string) bool {
+	if _, ok := monthNames()[w]; ok {
+		return true
+	}
+	switch w {
+	case "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+		"понедельник", "вторник", "среда", "четверг", "пятница", "суббота", "воскресенье",
+		"понеділок", "вівторок", "середа", "четвер", "п'ятниця", "субота", "неділя":
+		return true
 	}
 	return false
 }

@@ -77,6 +77,11 @@ func TestQueryNames(t *testing.T) {
 	if got["what"] {
 		t.Errorf("the first word is no name: %v", got)
 	}
+	q = "Where was James on July 12, 2022, and what did Maria do on Friday?"
+	got = queryNames(q, words.SpanList(q))
+	if !got["james"] || !got["maria"] || got["july"] || got["friday"] {
+		t.Errorf("names of %q: %v, want james and maria only", q, got)
+	}
 }
 
 // FuzzParseInterval: any query text is read without panicking, into no
