@@ -15,9 +15,10 @@ import (
 // "why did we pin the parser's version in Ingest?") is after what that
 // person said or what concerns that component. The names of a query are
 // its capitalised content words but the first word; a relevant record
-// "by" one of them — its text opens with "Name:" (a speaker), a
-// provenance reference ends in ":Name" (author:, operator:, speaker:) or
-// its component is the name — ranks higher (factor name_boost).
+// "by" one of them — its text opens with "Name:" (a speaker) or a
+// provenance reference ends in ":Name" (author:, operator:, speaker:) —
+// ranks higher (factor name_boost, score.NameBoost), and one of a named
+// component a little higher (score.ComponentBoost).
 
 // queryNames returns the lower-cased names of q: its capitalised words
 // (words.Compounds: "Jean-Luc", "O'Brien") but the first, without a
@@ -49,8 +50,9 @@ func queryNames(q string, spans [][2]int) map[string]bool {
 	return out
 }
 
-// byName reports whether r is by one of names (speaker, author) or of
-// one of them (component).
+// byName reports whether r is by one of names: its speaker ("Name: …")
+// or a provenance reference ending in ":Name" (author:, operator:,
+// speaker:).
 func byName(r *mnemo.Record, names map[string]bool) bool {
 	if len(names) == 0 {
 		return false
@@ -60,15 +62,17 @@ func byName(r *mnemo.Record, names map[string]bool) bool {
 			return true
 		}
 	}
-	if r.Component != "" && names[strings.ToLower(r.Component)] {
-		return true
-	}
 	for _, p := range r.Provenance {
 		if i := strings.LastIndexByte(p, ':'); i >= 0 && names[strings.ToLower(p[i+1:])] {
 			return true
 		}
 	}
 	return false
+}
+
+// ofComponent reports whether r's component is one of names.
+func ofComponent(r *mnemo.Record, names map[string]bool) bool {
+	return r.Component != "" && names[strings.ToLower(r.Component)]
 }
 
 // isTimeWord reports whether w (lower-case) names a month or a day of the

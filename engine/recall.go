@@ -404,7 +404,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			Frequency:  score.Frequency(r.AccessCount),
 		}
 		cs := score.Candidate{Factors: fa, Criticality: r.Criticality, Kind: r.Kind, Learned: c.learned,
-			HasThread: threadMass != nil && r.Thread != "", InInterval: iv.contains(r.CreatedAt), ByName: byName(r, names)}
+			HasThread: threadMass != nil && r.Thread != "", InInterval: iv.contains(r.CreatedAt), ByName: byName(r, names), OfComponent: ofComponent(r, names)}
 		if cs.HasThread {
 			cs.Thread = score.ThreadFactor(threadMass[r.Thread], bestThread)
 		}

@@ -66,3 +66,20 @@ func TestScale(t *testing.T) {
 		t.Errorf("scores within 0..1 changed: %v (divisor %v)", within, d)
 	}
 }
+
+// TestComponentBoost: a record of a named component gets the mild
+// component boost, one by a named person the name boost, never both.
+func TestComponentBoost(t *testing.T) {
+	p := score.Default()
+	fa := score.Factors{Semantic: 0.5, Keyword: 0.4, Recency: 0.3, Importance: 0.5, Confidence: 0.5}
+	k := score.Ranking{Preset: p, Weights: p.Weights, Intent: score.IntentGeneral, MaxRelevance: score.Relevance(p.Weights, fa)}
+	base, _ := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact})
+	comp, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact, OfComponent: true})
+	if want := score.Round4(base * score.ComponentBoost); comp != want || f["name_boost"] != score.ComponentBoost {
+		t.Errorf("component: %v %v, want %v", comp, f, want)
+	}
+	both, f := k.Fuse(score.Candidate{Factors: fa, Kind: mnemo.KindFact, ByName: true, OfComponent: true})
+	if want := score.Round4(base * score.NameBoost); both != want || f["name_boost"] != score.NameBoost {
+		t.Errorf("person and component: %v %v, want %v", both, f, want)
+	}
+}
