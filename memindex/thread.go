@@ -140,3 +140,15 @@ func (n *Namespace[K]) Next(id string, c *Cond) (string, bool) {
 	}
 	return "", false
 }
+
+// NextOf returns Next for each of ids that has one (the store's
+// mnemo.ThreadFollower answer).
+func (n *Namespace[K]) NextOf(ids []string, c *Cond) map[string]string {
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		if next, ok := n.Next(id, c); ok {
+			out[id] = next
+		}
+	}
+	return out
+}

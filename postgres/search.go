@@ -195,17 +195,12 @@ func (s *Store) exactVectors(ctx context.Context, ns string) memindex.Exact {
 // among those sc and f see, from the namespace's index, which keeps every
 // thread's order (mnemo.ThreadFollower).
 func (s *Store) NextInThread(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
 	if !textOK(sc.Namespace) {
-		return out, nil
+		return map[string]string{}, nil
 	}
+	var out map[string]string
 	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[string]) error {
-		c := memindex.Compile(sc, f, s.now())
-		for _, id := range ids {
-			if next, ok := idx.Next(id, c); ok {
-				out[id] = next
-			}
-		}
+		out = idx.NextOf(ids, memindex.Compile(sc, f, s.now()))
 		return nil
 	})
 	if err != nil {

@@ -69,14 +69,10 @@ func (s *Store) RecordTerms(ctx context.Context, sc mnemo.Scope, ids []string) (
 // among those sc and f see, from the namespace's index
 // (mnemo.ThreadFollower).
 func (s *Store) NextInThread(ctx context.Context, sc mnemo.Scope, f mnemo.Filter, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
+	var out map[string]string
 	c := s.compile(ctx, sc, f)
 	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
-		for _, id := range ids {
-			if next, ok := idx.Next(id, c); ok {
-				out[id] = next
-			}
-		}
+		out = idx.NextOf(ids, c)
 		return nil
 	})
 	if err != nil {

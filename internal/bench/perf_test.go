@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +87,28 @@ func BenchmarkDigest(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// TestRunPerfCPUProfile: with CPUProfile set, the queries of the largest
+// size leave a CPU profile (gzipped, as runtime/pprof writes it). Its op
+// labels are not checked: whether a short run's samples carry any depends
+// on the profiler's timing.
+func TestRunPerfCPUProfile(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{300}, Queries: 40, Batch: 100, Dir: t.TempDir(),
+		NoLearned: true, CPUProfile: &buf, WriteCheck: WriteCheckOptions{Small: 20, Large: 40, Writes: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatalf("not a gzipped profile: %v", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) == 0 {
+		t.Fatal("empty profile")
 	}
 }
