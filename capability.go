@@ -18,6 +18,7 @@ import "context"
 //	next-in-thread  ThreadFollower yes     yes
 //	refs            RefResolver    yes     yes
 //	warm            Warmer         yes     yes
+//	rank-fields     RankIndex      yes     no
 //
 // The first four come with an in-memory BM25 index: sqlite keeps one per
 // namespace (memindex), with per-clearance document frequencies, so it
@@ -46,6 +47,7 @@ const (
 	CapNextTurn    Capability = "next-in-thread" // ThreadFollower
 	CapRefs        Capability = "refs"           // RefResolver
 	CapWarm        Capability = "warm"           // Warmer
+	CapRankFields  Capability = "rank-fields"    // RankIndex
 )
 
 // Capabilities returns the optional capabilities s implements, in the
@@ -72,6 +74,9 @@ func Capabilities(s Store) []Capability {
 	}
 	if _, ok := s.(Warmer); ok {
 		out = append(out, CapWarm)
+	}
+	if _, ok := s.(RankIndex); ok {
+		out = append(out, CapRankFields)
 	}
 	return out
 }
@@ -130,4 +135,35 @@ type ThreadFollower interface {
 // to load one when a bound on the indexes' memory is reached.
 type Warmer interface {
 	Warm(ctx context.Context, namespace string) error
+}
+
+// RankIndex is a store whose in-memory index holds what ranking needs of
+// a record, so a search can rank its candidates without reading their
+// rows and read only the rows of what it shows (capability rank-fields).
+type RankIndex interface {
+	// VectorCodes is Vector scored from the index's quantised vectors
+	// alone: each score is within a small bound of the exact cosine (for
+	// int8 codes of unit vectors, about 0.01 at most), and no row is read.
+	VectorCodes(ctx context.Context, sc Scope, q []float32, f Filter, n int) ([]Hit, error)
+	// RankFields returns the ranking fields of each record of ids in sc's
+	// namespace that sc's clearance sees and that is not forgotten, in no
+	// particular order; ids it does not hold are left out. Sem is the
+	// cosine similarity of the record's vector to q as VectorCodes scores
+	// it (HasSem false when the record has no vector of q's dimension).
+	RankFields(ctx context.Context, sc Scope, ids []string, q []float32) ([]RankFields, error)
+}
+
+// RankFields is what ranking needs of a record. Record holds the record's
+// id, namespace, layer, kind, scope, component, mission, thread, tags,
+// importance, confidence, criticality, access level, access count, the
+// times (created, updated, valid from and to) and its token count; Source
+// is SourceExtracted for an extracted memory and empty otherwise. Its
+// text, body, provenance and vector are left out: a caller reads the row
+// (GetMany) before it shows the record. Speakers are the lower-case names
+// the record is by (SpeakerNames).
+type RankFields struct {
+	Record   *Record
+	Speakers []string
+	Sem      float64
+	HasSem   bool
 }

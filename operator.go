@@ -38,3 +38,56 @@ func containsString(a []string, x string) bool {
 	}
 	return false
 }
+
+// SourceExtracted is the source of a memory extracted from a thread's
+// messages, which names them in its provenance ("record:ID").
+const SourceExtracted = "extracted"
+
+// AuthorRef prefixes the provenance reference to a record's author (a
+// commit's, say: "author:Jane Doe").
+const AuthorRef = "author:"
+
+// SpeakerLabel returns the speaker label a record's text opens with
+// ("Maria: my son…" → "maria"), lower-case: the text before its first
+// colon when that is within 40 bytes and not empty; "" otherwise.
+func SpeakerLabel(text string) string {
+	if i := strings.IndexByte(text, ':'); i > 0 && i <= 40 {
+		return strings.ToLower(strings.TrimSpace(text[:i]))
+	}
+	return ""
+}
+
+// SpeakerRef prefixes the provenance reference to who said a record's
+// text ("speaker:Maria").
+const SpeakerRef = "speaker:"
+
+// Authors returns the lower-case names of the authors, speakers and
+// operators that provenance references name (AuthorRef, SpeakerRef,
+// OperatorRef); nil when none.
+func Authors(provenance []string) []string {
+	var out []string
+	for _, p := range provenance {
+		name, ok := strings.CutPrefix(p, AuthorRef)
+		if !ok {
+			name, ok = strings.CutPrefix(p, SpeakerRef)
+		}
+		if !ok {
+			name, ok = strings.CutPrefix(p, OperatorRef)
+		}
+		if name = strings.ToLower(name); ok && name != "" && !containsString(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// SpeakerNames returns the lower-case names a record is by: its speaker
+// label (SpeakerLabel) and the authors and operators of its provenance
+// (Authors).
+func SpeakerNames(text string, provenance []string) []string {
+	out := Authors(provenance)
+	if l := SpeakerLabel(text); l != "" && !containsString(out, l) {
+		out = append(out, l)
+	}
+	return out
+}

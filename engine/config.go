@@ -186,6 +186,9 @@ func (s *Service) AnswerProbe(ctx context.Context, query string, k, budget int) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.fillAll(ctx, rk); err != nil {
+		return nil, err
+	}
 	a := &ProbeAnswer{}
 	dd := dedup{threshold: rk.dedup}
 	for _, h := range rk.hits {

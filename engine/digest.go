@@ -142,13 +142,33 @@ func (s *Service) Digest(ctx context.Context, req mnemo.DigestRequest) (*mnemo.D
 	omitted, weaker, placedN := 0, 0, 0
 	dd := dedup{threshold: rk.dedup}
 	fold := newDigestFold(rk.hits) // extracted memories take their messages' place: digest_merge.go
-	for _, h := range order {
+	for i := 0; i < len(order); i++ {
+		h := order[i]
 		if fold.covered(h) {
 			continue
 		}
 		if h.Record.Kind != mnemo.KindCore && h.Score < weakBelow && placedN >= ratioAfter {
 			weaker++
 			continue
+		}
+		if rk.partial[h.ID] {
+			// Ranked from its fields: an entry that cannot fit by the
+			// lower bound of its size is left out unread (as it would be
+			// read), the others are read with the next few.
+			cost := s.countCached(scorePrefix(h.Score)) + s.partialBound(h.Record)
+			if sec := sectionTitle[h.Record.Layer]; !opened[sec] {
+				cost += s.countCached(sec)
+			}
+			if cost > left-used {
+				omitted++
+				continue
+			}
+			if err := s.fill(ctx, rk, order, i, fillWindow); err != nil {
+				return nil, err
+			}
+			if h = order[i]; h.Record == nil {
+				continue // gone since it was ranked
+			}
 		}
 		if dd.dup(h) && !fold.replaces(h) {
 			omitted++

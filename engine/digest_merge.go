@@ -51,7 +51,7 @@ func newDigestFold(hits []mnemo.ScoredRecord) *digestFold {
 	var f *digestFold
 	for _, h := range hits {
 		r := h.Record
-		if r.Source != "extracted" || r.Thread != "" || r.Kind == mnemo.KindCore {
+		if r.Source != mnemo.SourceExtracted || r.Thread != "" || r.Kind == mnemo.KindCore {
 			continue
 		}
 		var src []string

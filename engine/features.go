@@ -108,6 +108,9 @@ func (s *Service) rankedIDs(ctx context.Context, sc mnemo.Scope, query string, w
 	if err != nil {
 		return nil, err
 	}
+	if err := s.fillAll(ctx, rk); err != nil {
+		return nil, err
+	}
 	dd := dedup{threshold: rk.dedup}
 	var ids []string
 	for _, h := range rk.hits {

@@ -70,6 +70,19 @@ func (s *Service) entryTokensBound(r *mnemo.Record) int {
 	return s.entryTokens(r)
 }
 
+// partialBound is entryTokensBound of a record that holds its ranking
+// fields only (mnemo.RankFields): the kept count of its body, else its
+// text's token count, which its body holds (0 when unknown).
+func (s *Service) partialBound(r *mnemo.Record) int {
+	if n, ok := s.bodyTokens.get(termKey{r.Namespace, r.ID, r.UpdatedAt.UnixNano()}); ok {
+		return n
+	}
+	return r.Tokens
+}
+
+// fillWindow is how many hits a digest reads at once.
+const fillWindow = 16
+
 // countCache keeps the token counts of entry bodies (entryTokens).
 type countCache struct {
 	mu sync.RWMutex

@@ -50,20 +50,12 @@ func queryNames(q string, spans [][2]int) map[string]bool {
 	return out
 }
 
-// byName reports whether r is by one of names: its speaker ("Name: …")
-// or a provenance reference ending in ":Name" (author:, operator:,
-// speaker:).
-func byName(r *mnemo.Record, names map[string]bool) bool {
-	if len(names) == 0 {
-		return false
-	}
-	if i := strings.IndexByte(r.Text, ':'); i > 0 && i <= 40 {
-		if names[strings.ToLower(strings.TrimSpace(r.Text[:i]))] {
-			return true
-		}
-	}
-	for _, p := range r.Provenance {
-		if i := strings.LastIndexByte(p, ':'); i >= 0 && names[strings.ToLower(p[i+1:])] {
+// byName reports whether a record by speakers (mnemo.SpeakerNames: its
+// speaker label "Name: …", the author:, operator: and speaker:
+// references of its provenance) is by one of names.
+func byName(speakers []string, names map[string]bool) bool {
+	for _, n := range speakers {
+		if names[n] {
 			return true
 		}
 	}

@@ -25,6 +25,10 @@ type ranking struct {
 	hits    []mnemo.ScoredRecord // best first; near-duplicates are dropped by the caller
 	dedup   float64              // the near-duplicate threshold (cosine)
 	ratio   float64              // a digest's min_score_ratio (0 for filter-only requests)
+	// partial names the hits whose Record holds the ranking fields only
+	// (mnemo.RankFields): fill reads their rows when they are shown.
+	partial map[string]bool
+	sc      mnemo.Scope
 }
 
 // Recall returns the k best records for a query, each with its factor
@@ -50,11 +54,11 @@ func (s *Service) Recall(ctx context.Context, req mnemo.RecallRequest) (*mnemo.R
 		return nil, err
 	}
 	dd := dedup{threshold: rk.dedup}
-	for _, h := range rk.hits {
-		if len(dd.kept) == req.K {
-			break
+	for i := 0; i < len(rk.hits) && len(dd.kept) < req.K; i++ {
+		if err := s.fill(ctx, rk, rk.hits, i, req.K-len(dd.kept)+fillSlack); err != nil {
+			return nil, err
 		}
-		if !dd.dup(h) {
+		if h := rk.hits[i]; h.Record != nil && !dd.dup(h) {
 			dd.add(h)
 		}
 	}
@@ -139,7 +143,7 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		intent, by = s.classifyIntent(sc.Namespace, query, cq.intent) // the rules, or the model's earlier answer: intent_model.go
 	}
 	w := rc.Weights(intent)
-	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold, ratio: rc.ScoreRatio}
+	rk := &ranking{intent: intent, by: by, preset: p, weights: w.Map(), dedup: rc.DedupThreshold, ratio: rc.ScoreRatio, sc: sc}
 	if byFilter {
 		rk.ratio = 0 // a listing by filter: priors order it, none is "weaker"
 		return s.rankFiltered(ctx, sc, f, p, w, withCore, rk)
@@ -204,9 +208,16 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		coreErr       error
 	)
 	wg.Add(1)
+	// With a store's rank index, candidates are ranked from the fields it
+	// holds and only the rows of what is shown are read (fill).
+	ri, byFields := s.store.(mnemo.RankIndex)
 	go func() {
 		defer wg.Done()
-		if cq.text != "" {
+		switch {
+		case cq.text == "":
+		case byFields:
+			vHits, vErr = ri.VectorCodes(ctx, sc, qv, f, rc.Candidates)
+		default:
 			vHits, vErr = s.store.Vector(ctx, sc, qv, f, rc.Candidates)
 		}
 	}()
@@ -250,7 +261,9 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 		kwHit    bool    // found by a keyword search (own or related terms)
 		inVector bool
 		why      *mnemo.Why
-		learned  float64 // the learned channel's strength (learned.strength)
+		learned  float64  // the learned channel's strength (learned.strength)
+		speakers []string // who the record is by (mnemo.SpeakerNames); nil until needed for a full record
+		partial  bool     // rec holds the ranking fields only
 	}
 	cands := make(map[string]*cand, len(kwHits)+len(vHits)+len(core))
 	get := func(id string) *cand {
@@ -303,13 +316,33 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			missing = append(missing, id)
 		}
 	}
+	if len(missing) > 0 && byFields {
+		fs, err := ri.RankFields(ctx, sc, missing, qv)
+		if err != nil {
+			return nil, err
+		}
+		missing = missing[:0]
+		for _, x := range fs {
+			c := cands[x.Record.ID]
+			c.rec, c.speakers, c.partial = x.Record, x.Speakers, true
+			if !c.inVector && x.HasSem {
+				c.sem = clamp01(x.Sem)
+			}
+			if x.Record.Source == mnemo.SourceExtracted {
+				// A digest folds an extracted memory's messages by its
+				// provenance: read its row now (there are few).
+				missing = append(missing, x.Record.ID)
+			}
+		}
+	}
 	if len(missing) > 0 {
 		recs, err := s.store.GetMany(ctx, sc, missing)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
-			cands[r.ID].rec = r
+			c := cands[r.ID]
+			c.rec, c.partial = r, false
 		}
 	}
 	// The candidates' index terms, for the floor and the learned channel:
@@ -403,8 +436,12 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			Confidence: r.Confidence,
 			Frequency:  score.Frequency(r.AccessCount),
 		}
+		sp := c.speakers
+		if sp == nil && !c.partial && len(names) > 0 {
+			sp = mnemo.SpeakerNames(r.Text, r.Provenance)
+		}
 		cs := score.Candidate{Factors: fa, Criticality: r.Criticality, Kind: r.Kind, Learned: c.learned,
-			HasThread: threadMass != nil && r.Thread != "", InInterval: iv.contains(r.CreatedAt), ByName: byName(r, names), OfComponent: ofComponent(r, names)}
+			HasThread: threadMass != nil && r.Thread != "", InInterval: iv.contains(r.CreatedAt), ByName: byName(sp, names), OfComponent: ofComponent(r, names)}
 		if cs.HasThread {
 			cs.Thread = score.ThreadFactor(threadMass[r.Thread], bestThread)
 		}
@@ -413,10 +450,22 @@ func (s *Service) rankWith(ctx context.Context, sc mnemo.Scope, query string, f 
 			c.why.Interval = iv.String()
 		}
 		rk.hits = append(rk.hits, mnemo.ScoredRecord{Record: r, ID: r.ID, Score: sv, Factors: factors, Why: c.why})
+		if c.partial {
+			if rk.partial == nil {
+				rk.partial = map[string]bool{}
+			}
+			rk.partial[r.ID] = true
+		}
 	}
 	scaleHits(rk.hits)
 	sortHits(rk.hits)
 	if cq.text != "" {
+		// The replies follow the questions among the first hits, whose
+		// text tells them.
+		if err := s.fill(ctx, rk, rk.hits, 0, replyDepth); err != nil {
+			return nil, err
+		}
+		rk.hits = slices.DeleteFunc(rk.hits, func(h mnemo.ScoredRecord) bool { return h.Record == nil })
 		if rk.hits, err = s.placeReplies(ctx, sc, f, rk.hits); err != nil {
 			return nil, err
 		}
@@ -623,4 +672,58 @@ func (s *Service) embedQuery(ctx context.Context, sc mnemo.Scope, query string, 
 		return nil, err
 	}
 	return vecs[0], nil
+}
+
+// fillSlack is how many hits past those still wanted fill reads at once:
+// near-duplicates dropped on the way need no second read.
+const fillSlack = 4
+
+// fill reads the rows of the hits of hs[i:i+n] that hold ranking fields
+// only (rk.partial), in one call of the store, and puts the records in
+// their place. A record gone since it was ranked leaves its hit's Record
+// nil: callers skip such hits. hs may be rk.hits or a reordering of it.
+func (s *Service) fill(ctx context.Context, rk *ranking, hs []mnemo.ScoredRecord, i, n int) error {
+	if len(rk.partial) == 0 || i >= len(hs) || !rk.partial[hs[i].ID] {
+		return nil
+	}
+	end := min(len(hs), i+max(n, 1))
+	var ids []string
+	for _, h := range hs[i:end] {
+		if h.Record != nil && rk.partial[h.ID] {
+			ids = append(ids, h.ID)
+		}
+	}
+	recs, err := s.store.GetMany(ctx, rk.sc, ids)
+	if err != nil {
+		return err
+	}
+	got := make(map[string]*mnemo.Record, len(recs))
+	for _, r := range recs {
+		got[r.ID] = r
+	}
+	for k := i; k < end; k++ {
+		h := &hs[k]
+		if h.Record == nil || !rk.partial[h.ID] {
+			continue
+		}
+		h.Record = got[h.ID]
+	}
+	for _, id := range ids {
+		if r := got[id]; r != nil {
+			delete(rk.partial, id)
+		}
+	}
+	return nil
+}
+
+// fillAll reads the rows of every hit that holds ranking fields only and
+// drops the hits whose record is gone.
+func (s *Service) fillAll(ctx context.Context, rk *ranking) error {
+	for i := 0; i < len(rk.hits); i += 256 {
+		if err := s.fill(ctx, rk, rk.hits, i, 256); err != nil {
+			return err
+		}
+	}
+	rk.hits = slices.DeleteFunc(rk.hits, func(h mnemo.ScoredRecord) bool { return h.Record == nil })
+	return nil
 }

@@ -137,7 +137,7 @@ func (s Extractor) Thread(ctx context.Context, ns, thread string, min int) (int,
 		at := src.CreatedAt
 		imp, cf := c.Importance, conf
 		in = append(in, mnemo.NewRecord{Kind: c.Kind, Scope: c.Scope, Text: c.Text, Tags: c.Tags, Decision: c.Decision,
-			Importance: &imp, Confidence: &cf, Source: "extracted", At: &at, AccessLevel: src.AccessLevel,
+			Importance: &imp, Confidence: &cf, Source: mnemo.SourceExtracted, At: &at, AccessLevel: src.AccessLevel,
 			Provenance: []string{mnemo.MissedRef + c.From, "thread:" + j.thread, "extracted-by:" + by}})
 	}
 	if len(in) > 0 {
@@ -310,7 +310,7 @@ func LearnProcedures(ctx context.Context, svc mnemo.Recorder, st mnemo.Store) (i
 	slices.Reverse(recs) // oldest first: a group is named by its first occurrence
 	var groups []*procedureGroup
 	for _, r := range recs {
-		if r.Source != "extracted" {
+		if r.Source != mnemo.SourceExtracted {
 			continue
 		}
 		steps := extract.Steps(r.Text)

@@ -62,6 +62,15 @@ type Entry struct {
 	// valid for; -1 once the row is gone.
 	Seq int64
 
+	// What ranking needs of the record (mnemo.Brief), besides the above.
+	Importance, Confidence float32
+	Access                 int64 // the row's access_count (a store may add counts kept apart)
+	Updated                int64 // unix nanos
+	Tokens                 int32
+	Extracted              bool     // Source is "extracted"
+	Speaker                string   // mnemo.SpeakerLabel of the text
+	Authors                []string // mnemo.Authors of the provenance
+
 	off, dim   int     // vector position in the namespace's contiguous slice; dim 0 = none
 	vs, ve     float32 // the vector's quantisation scale and error norm (quant.go)
 	sk         int     // sketch position in Namespace.signs; -1 = none

@@ -14,7 +14,10 @@ import (
 func EntryOf(r *mnemo.Record) Entry {
 	e := Entry{ID: r.ID, Layer: r.Layer, Kind: r.Kind, Scope: r.Scope, Component: r.Component, Mission: r.Mission,
 		Thread: r.Thread, Tags: r.Tags, Operators: r.Operators(), Criticality: r.Criticality,
-		AccessLevel: r.AccessLevel, Deleted: r.DeletedAt != nil}
+		AccessLevel: r.AccessLevel, Deleted: r.DeletedAt != nil,
+		Importance: float32(r.Importance), Confidence: float32(r.Confidence), Access: r.AccessCount,
+		Updated: r.UpdatedAt.UnixNano(), Tokens: int32(min(r.Tokens, math.MaxInt32)), Extracted: r.Source == mnemo.SourceExtracted,
+		Speaker: mnemo.SpeakerLabel(r.Text), Authors: mnemo.Authors(r.Provenance)}
 	if r.Correction != nil {
 		e.Outcome = r.Correction.Outcome
 	}

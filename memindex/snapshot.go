@@ -46,11 +46,11 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 3       // 2: entries' operators follow their tags; 3: int8 vectors and their scales
+	snapVersion = 4       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
-	entrySize   = 128
+	entrySize   = 168
 )
 
 // The sections, in file order.
@@ -192,20 +192,23 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	for id, t := range terms {
 		termRefs[id] = ref(t)
 	}
-	type entRefs struct{ s [8]uint32 }
+	type entRefs struct{ s [9]uint32 }
 	refs := make([]entRefs, len(live))
 	var tags []uint32
 	tagOff := make([]uint32, len(live))
 	for j, i := range live {
 		e := &n.ents[i]
-		refs[j].s = [8]uint32{ref(e.ID), ref(string(e.Layer)), ref(string(e.Kind)), ref(e.Scope),
-			ref(e.Component), ref(e.Mission), ref(e.Thread), ref(e.Outcome)}
+		refs[j].s = [9]uint32{ref(e.ID), ref(string(e.Layer)), ref(string(e.Kind)), ref(e.Scope),
+			ref(e.Component), ref(e.Mission), ref(e.Thread), ref(e.Outcome), ref(e.Speaker)}
 		tagOff[j] = uint32(len(tags))
 		for _, t := range e.Tags {
 			tags = append(tags, ref(t))
 		}
 		for _, o := range e.Operators {
 			tags = append(tags, ref(o))
+		}
+		for _, a := range e.Authors {
+			tags = append(tags, ref(a))
 		}
 	}
 	threads := make([]string, 0, len(n.thr))
@@ -273,7 +276,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		le.PutUint64(eb[40:], math.Float64bits(e.Criticality))
 		le.PutUint64(eb[48:], uint64(int64(e.AccessLevel)))
 		le.PutUint64(eb[56:], vecOff)
-		for k, r := range refs[j].s {
+		for k, r := range refs[j].s[:8] {
 			le.PutUint32(eb[64+4*k:], r)
 		}
 		le.PutUint32(eb[96:], tagOff[j])
@@ -296,7 +299,17 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 			fl |= 2
 		}
 		fl |= uint32(len(e.Operators)) << 8 // the operators follow the tags
+		if e.Extracted {
+			fl |= 4
+		}
 		le.PutUint32(eb[124:], fl)
+		le.PutUint32(eb[128:], math.Float32bits(e.Importance))
+		le.PutUint32(eb[132:], math.Float32bits(e.Confidence))
+		le.PutUint64(eb[136:], uint64(e.Access))
+		le.PutUint64(eb[144:], uint64(e.Updated))
+		le.PutUint32(eb[152:], uint32(e.Tokens))
+		le.PutUint32(eb[156:], refs[j].s[8])
+		le.PutUint32(eb[160:], uint32(len(e.Authors)))
 		sw.write(eb[:])
 		vecOff += uint64(e.dim)
 		tOff += uint64(e.tLen)
@@ -666,6 +679,24 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		fl := le.Uint32(b[124:])
 		e.Deleted = fl&1 != 0
 		e.indexed = fl&2 != 0
+		e.Extracted = fl&4 != 0
+		e.Importance = math.Float32frombits(le.Uint32(b[128:]))
+		e.Confidence = math.Float32frombits(le.Uint32(b[132:]))
+		e.Access = int64(le.Uint64(b[136:]))
+		e.Updated = int64(le.Uint64(b[144:]))
+		e.Tokens = int32(le.Uint32(b[152:]))
+		if r := le.Uint32(b[156:]); int(r) >= len(strs) {
+			return nil, snapErr("speaker of entry %d out of bounds", i)
+		} else {
+			e.Speaker = strs[r]
+		}
+		if an := le.Uint32(b[160:]); an > 0 {
+			to := le.Uint32(b[96:]) + le.Uint32(b[100:]) + le.Uint32(b[124:])>>8
+			if uint64(to)+uint64(an) > uint64(len(tags)) {
+				return nil, snapErr("authors of entry %d out of bounds", i)
+			}
+			e.Authors = tags[to : to+an : to+an]
+		}
 		e.vs, e.ve = vmeta[2*i], vmeta[2*i+1]
 		if e.dim > 0 && e.off+e.dim > len(vecs) {
 			return nil, snapErr("vector of entry %d out of bounds", i)

@@ -47,6 +47,15 @@ func randRow(rng *rand.Rand, key int64, dim int) snapRow {
 	if rng.Intn(15) == 0 {
 		e.Deleted = true
 	}
+	e.Importance, e.Confidence = rng.Float32(), rng.Float32()
+	e.Access, e.Updated, e.Tokens = int64(rng.Intn(50)), int64(2000+rng.Intn(5000)), int32(rng.Intn(300))
+	e.Extracted = rng.Intn(6) == 0
+	if rng.Intn(2) == 0 {
+		e.Speaker = fmt.Sprintf("speaker%d", rng.Intn(4))
+	}
+	if rng.Intn(5) == 0 {
+		e.Authors = []string{fmt.Sprintf("author%d", rng.Intn(3)), "jane doe"}
+	}
 	var text []byte
 	for range 3 + rng.Intn(10) {
 		// Zipf-ish: low indexes are common.
@@ -303,6 +312,13 @@ func sameKeys(t *testing.T, what string, rows map[int64]snapRow, n *Namespace[in
 		}
 		if !live {
 			continue
+		}
+		// The ranking fields come back as they went in.
+		if e := n.ByID(id); e == nil || e.Importance != r.e.Importance || e.Confidence != r.e.Confidence ||
+			e.Access != r.e.Access || e.Updated != r.e.Updated || e.Tokens != r.e.Tokens || e.Extracted != r.e.Extracted ||
+			e.Speaker != r.e.Speaker || !slices.Equal(e.Authors, r.e.Authors) || !slices.Equal(e.Operators, r.e.Operators) ||
+			!slices.Equal(e.Tags, r.e.Tags) {
+			t.Fatalf("%s: ranking fields of %s = %+v, want %+v", what, id, e, r.e)
 		}
 		var want []string
 		EachTerm([]byte(r.text), nil, func(term []byte) {

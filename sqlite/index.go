@@ -5,10 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/storesql"
@@ -35,7 +37,8 @@ func newIndex() *index { return &index{ns: make(map[string]*memindex.Namespace[i
 
 // indexColumns are the columns scanEntry reads.
 const indexColumns = `rowid, id, namespace, layer, kind, scope, component, mission, thread, outcome, tags,
-	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body, provenance`
+	criticality, access_level, created_at, valid_from, valid_to, deleted_at IS NOT NULL, seq, embedding, text, body, provenance,
+	importance, confidence, access_count, coalesce(updated_at, 0), tokens, source = 'extracted'`
 
 // seqSQL reads the change counter.
 const seqSQL = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'`
@@ -439,12 +442,17 @@ func scanEntry(rows *sql.Rows, rowid *int64, e *memindex.Entry, ns *string, emb,
 		tags, prov, bodyJSON sql.RawBytes
 		created, from, to    *int64
 		layer, kind          string
+		imp, conf            float64
+		tokens               int64
 	)
 	err := rows.Scan(rowid, &e.ID, ns, &layer, &kind, &e.Scope, &e.Component, &e.Mission, &e.Thread, &e.Outcome,
-		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON, &prov)
+		&tags, &e.Criticality, &e.AccessLevel, &created, &from, &to, &e.Deleted, &e.Seq, emb, text, &bodyJSON, &prov,
+		&imp, &conf, &e.Access, &e.Updated, &tokens, &e.Extracted)
 	if err != nil {
 		return err
 	}
+	e.Importance, e.Confidence, e.Tokens = float32(imp), float32(conf), int32(min(tokens, math.MaxInt32))
+	e.Speaker = speakerOf(*text)
 	// Keyword search also sees the structured body (mnemo.Record.SearchText).
 	d, c, err := storesql.DecodeBody(bodyJSON)
 	if err != nil {
@@ -467,4 +475,19 @@ func (s *Store) Warm(ctx context.Context, namespace string) error {
 		return fmt.Errorf("sqlite: warm: %w", err)
 	}
 	return nil
+}
+
+// speakerOf is the interned speaker label of a row's text
+// (mnemo.SpeakerLabel): one copy of each name, however many rows open
+// with it.
+func speakerOf(text []byte) string {
+	i := bytes.IndexByte(text, ':')
+	if i <= 0 || i > 40 {
+		return ""
+	}
+	l := mnemo.SpeakerLabel(string(text[:i+1]))
+	if l == "" {
+		return ""
+	}
+	return unique.Make(l).Value()
 }

@@ -24,7 +24,7 @@ func openAt(t testing.TB, path string) *sqlite.Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) mnemo.Store {
 		return openAt(t, filepath.Join(t.TempDir(), "sub", "mnemo.db"))
-	}, mnemo.CapIDF, mnemo.CapTermIDF, mnemo.CapTermKeyword, mnemo.CapRecordTerms, mnemo.CapNextTurn, mnemo.CapRefs, mnemo.CapWarm)
+	}, mnemo.CapIDF, mnemo.CapTermIDF, mnemo.CapTermKeyword, mnemo.CapRecordTerms, mnemo.CapNextTurn, mnemo.CapRefs, mnemo.CapWarm, mnemo.CapRankFields)
 }
 
 func TestOpenInvalid(t *testing.T) {

@@ -25,6 +25,7 @@ var capabilityTests = []struct {
 	{"NextInThread", mnemo.CapNextTurn, testCapNextTurn},
 	{"ShortRefs", mnemo.CapRefs, testShortRefs},
 	{"Warm", mnemo.CapWarm, testCapWarm},
+	{"RankFields", mnemo.CapRankFields, testCapRankFields},
 }
 
 // testCapabilities: the store implements exactly the capabilities its
@@ -330,3 +331,115 @@ func testCapWarm(t *testing.T, s mnemo.Store) {
 		t.Errorf("Keyword in a warmed empty namespace = %v", kw)
 	}
 }
+
+// testCapRankFields: RankFields gives, for each visible live record, the
+// fields a record read from its row has for ranking — access counts kept
+// apart by Touch included, speakers from the label and provenance — and
+// a similarity within the codes' bound of the exact cosine; it leaves out
+// records above the clearance, forgotten ones and unknown ids, and follows
+// edits. VectorCodes ranks as Vector does.
+func testCapRankFields(t *testing.T, s mnemo.Store) {
+	ri, ok := s.(mnemo.RankIndex)
+	if !ok {
+		t.Fatal("the store does not implement mnemo.RankIndex")
+	}
+	a := rec("rfields", "Maria: my son starts school in May")
+	a.Embedding, a.Importance, a.Confidence, a.Criticality, a.AccessCount = vec(1), 0.8, 0.6, 0.3, 4
+	a.Thread, a.Component, a.Tags, a.Tokens = "conv-1", "school", []string{"family"}, 9
+	a.Provenance = []string{"author:Jane Doe", "msg:conv-1/3"}
+	x := rec("rfields", "Summary of the school talk")
+	x.Embedding, x.Source, x.Layer, x.Kind = vec(2), mnemo.SourceExtracted, mnemo.LayerWorkflow, mnemo.KindEpisode
+	hidden := rec("rfields", "secret plan")
+	hidden.Embedding, hidden.AccessLevel = vec(3), 2
+	gone := rec("rfields", "forgotten")
+	gone.Embedding, gone.DeletedAt = vec(4), ptr(base)
+	insert(t, s, a, x, hidden, gone)
+	if err := s.Touch(bg, "rfields", []string{a.ID, a.ID, x.ID}, base.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	sc := mnemo.Scope{Namespace: "rfields"}
+	q := vec(1)
+	fs, err := ri.RankFields(bg, sc, []string{a.ID, x.ID, hidden.ID, gone.ID, "no-such-id"}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]mnemo.RankFields{}
+	for _, f := range fs {
+		by[f.Record.ID] = f
+	}
+	if len(fs) != 2 || by[a.ID].Record == nil || by[x.ID].Record == nil {
+		t.Fatalf("RankFields gave %d records (%v), want a and x", len(fs), by)
+	}
+	full, err := s.GetMany(bg, sc, []string{a.ID, x.ID})
+	if err != nil || len(full) != 2 {
+		t.Fatalf("GetMany: %v, %v", full, err)
+	}
+	for _, r := range full {
+		f := by[r.ID]
+		g := f.Record
+		near := func(u, v float64) bool { return math.Abs(u-v) < 1e-6 }
+		if g.Namespace != r.Namespace || g.Layer != r.Layer || g.Kind != r.Kind || g.Scope != r.Scope ||
+			g.Component != r.Component || g.Thread != r.Thread || !slices.Equal(g.Tags, r.Tags) ||
+			!near(g.Importance, r.Importance) || !near(g.Confidence, r.Confidence) || g.Criticality != r.Criticality ||
+			g.AccessLevel != r.AccessLevel || g.AccessCount != r.AccessCount || g.Tokens != r.Tokens ||
+			g.Source != r.Source || !g.CreatedAt.Equal(r.CreatedAt) || !g.UpdatedAt.Equal(r.UpdatedAt) ||
+			!g.ValidFrom.Equal(r.ValidFrom) {
+			t.Errorf("rank fields of %s differ from its row:\n got %+v\nwant %+v", r.ID, *g, *r)
+		}
+		if g.Text != "" || g.Embedding != nil || g.Provenance != nil {
+			t.Errorf("rank fields of %s carry the row's text, vector or provenance", r.ID)
+		}
+		exact := float64(dot8(q, r.Embedding)) / (norm8(q) * norm8(r.Embedding))
+		if !f.HasSem || math.Abs(f.Sem-exact) > 0.02 {
+			t.Errorf("similarity of %s = %v (has %v), exact %v", r.ID, f.Sem, f.HasSem, exact)
+		}
+	}
+	if got := by[a.ID].Record.AccessCount; got != 6 {
+		t.Errorf("access count of a = %d, want 4 + 2 touches", got)
+	}
+	sameSet(t, "speakers of a", by[a.ID].Speakers, []string{"maria", "jane doe"})
+	if len(by[x.ID].Speakers) != 0 {
+		t.Errorf("speakers of x = %v, want none", by[x.ID].Speakers)
+	}
+	if fs, err := ri.RankFields(bg, mnemo.Scope{Namespace: "rfields", Clearance: 2}, []string{hidden.ID}, q); err != nil || len(fs) != 1 {
+		t.Errorf("RankFields at clearance 2: %v, %v", fs, err)
+	}
+	a.Importance, a.Text, a.UpdatedAt = 0.2, "Luis: no school today", base.Add(time.Minute)
+	if err := s.Update(bg, a, "edit", "test"); err != nil {
+		t.Fatal(err)
+	}
+	fs, err = ri.RankFields(bg, sc, []string{a.ID}, q)
+	if err != nil || len(fs) != 1 || math.Abs(fs[0].Record.Importance-0.2) > 1e-6 || !slices.Contains(fs[0].Speakers, "luis") {
+		t.Errorf("after an edit: %+v, %v", fs, err)
+	}
+	// VectorCodes ranks as Vector, with scores within the codes' bound.
+	want, err := s.Vector(bg, sc, q, mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ri.VectorCodes(bg, sc, q, mnemo.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("VectorCodes gave %v, Vector %v", got, want)
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 0.02 {
+			t.Errorf("VectorCodes[%d] = %v, Vector %v", i, got[i], want[i])
+		}
+	}
+	if h, err := ri.VectorCodes(bg, sc, []float32{0, 0, 0, 0, 0, 0, 0, 0}, mnemo.Filter{}, 5); err != nil || len(h) != 0 {
+		t.Errorf("VectorCodes of a zero vector: %v, %v", h, err)
+	}
+}
+
+func dot8(a, b []float32) float64 {
+	s := 0.0
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func norm8(a []float32) float64 { return math.Sqrt(dot8(a, a)) }

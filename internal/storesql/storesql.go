@@ -13,6 +13,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memindex"
@@ -487,7 +488,8 @@ func Pages[T any](size int, fetch func() ([]T, error), fn func(T) error) error {
 
 // FinishEntry completes an index entry read from a row: its layer and
 // kind, its tags (a JSON list), its operators (from the tags and from the
-// provenance column, a JSON list decoded only when it names an operator)
+// provenance column, a JSON list decoded only when it names an operator or
+// an author), its authors (mnemo.Authors)
 // and its times (unix nanoseconds, nil for NULL).
 func FinishEntry(e *memindex.Entry, layer, kind string, tags, prov []byte, created, from, to *int64) error {
 	e.Layer, e.Kind = mnemo.Layer(layer), mnemo.Kind(kind)
@@ -496,12 +498,17 @@ func FinishEntry(e *memindex.Entry, layer, kind string, tags, prov []byte, creat
 		return fmt.Errorf("decode tags of %s: %w", e.ID, err)
 	}
 	var refs []string
-	if bytes.Contains(prov, []byte(mnemo.OperatorRef)) {
+	if bytes.Contains(prov, []byte(mnemo.OperatorRef)) || bytes.Contains(prov, []byte(mnemo.AuthorRef)) ||
+		bytes.Contains(prov, []byte(mnemo.SpeakerRef)) {
 		if refs, err = DecodeStrings(prov); err != nil {
 			return fmt.Errorf("decode provenance of %s: %w", e.ID, err)
 		}
 	}
 	e.Operators = mnemo.Operators(e.Tags, refs)
+	e.Authors = mnemo.Authors(refs)
+	for i, a := range e.Authors {
+		e.Authors[i] = unique.Make(a).Value() // one copy of each name
+	}
 	e.SetTimes(created, from, to)
 	return nil
 }
