@@ -162,11 +162,15 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
 	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 250, quick 200)")
+	inFlight := fs.Int("in-flight", 1, "batched writes of the load kept going at once (1: one after another)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the queries at the largest size to `FILE` (operations labelled op=digest, recall, floor)")
 	if _, err := a.parseFlags(fs, args); err != nil {
 		return err
 	}
-	opt := bench.PerfOptions{Quick: *quick, Queries: *queries}
+	if *inFlight < 1 || *inFlight > 16 {
+		return usagef("--in-flight wants 1 to 16 writes")
+	}
+	opt := bench.PerfOptions{Quick: *quick, Queries: *queries, InFlight: *inFlight}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {

@@ -24,19 +24,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // PerfOptions configure RunPerf. The zero value is the full suite.
 type PerfOptions struct {
-	Quick   bool   // sizes 1k and 10k only, 30 queries each: for CI
-	Sizes   []int  // store sizes to measure, ascending; default 1k, 10k, 100k (quick: 1k, 10k)
-	Queries int    // queries per size and operation; default 200 (quick: 30)
-	Budget  int    // digest token budget; default 2000
-	K       int    // recall k; default 10
-	Batch   int    // records per Remember call; default 500
-	Seed    uint64 // workload seed; default 1
-	Dir     string // where the store goes; "" = a new temp dir, removed after
+	Quick   bool  // sizes 1k and 10k only, 30 queries each: for CI
+	Sizes   []int // store sizes to measure, ascending; default 1k, 10k, 100k (quick: 1k, 10k)
+	Queries int   // queries per size and operation; default 200 (quick: 30)
+	Budget  int   // digest token budget; default 2000
+	K       int   // recall k; default 10
+	Batch   int   // records per Remember call; default 500
+	// InFlight is how many Remember calls the load keeps going at once
+	// (as an importer that prepares the next batch while the last one
+	// commits, or several clients, would); default 1, one after another.
+	InFlight int
+	Seed     uint64 // workload seed; default 1
+	Dir      string // where the store goes; "" = a new temp dir, removed after
 	// WriteCheck configures the regression check of single writes run
 	// first (see RunWriteCheck); its zero value compares 1,000 and 20,000
 	// records, 250 writes each after 250 (quick: 1,000 and 5,000, 200 after
@@ -109,6 +114,7 @@ type PerfReport struct {
 	WriteSeconds      float64 `json:"write_seconds"`
 	WriteRecordsPerS  float64 `json:"write_records_per_s"`
 	Batch             int     `json:"write_batch"`
+	InFlight          int     `json:"write_in_flight"`
 	MemoryAfter       int     `json:"memory_after_records"` // store size when memory was read
 	RSSBytes          uint64  `json:"rss_bytes"`            // VmRSS at steady state (0 where /proc is missing)
 	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`       // VmHWM: the most the process held, loading included
@@ -154,6 +160,12 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = 500
+	}
+	if opt.InFlight <= 0 {
+		opt.InFlight = 1
+	}
+	if opt.InFlight > 16 {
+		return nil, fmt.Errorf("bench: %d writes in flight, over 16", opt.InFlight)
 	}
 	if opt.Seed == 0 {
 		opt.Seed = 1
@@ -225,16 +237,40 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	var writeTime time.Duration
 	loaded := 0
 	for _, size := range opt.Sizes {
-		for loaded < size {
+		// The batches are made here, in order, and written by InFlight
+		// writers at once; the time is the load's wall time.
+		t0 := time.Now()
+		batches := make(chan []mnemo.NewRecord, opt.InFlight)
+		var werr error
+		var wmu sync.Mutex
+		var wg sync.WaitGroup
+		for range opt.InFlight {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for recs := range batches {
+					if _, err := svc.Remember(mnemo.WithCallerIn(ctx, caller, ns), recs, mnemo.WriteOptions{Dedup: false}); err != nil {
+						wmu.Lock()
+						werr = cmp.Or(werr, fmt.Errorf("bench: load: %w", err))
+						wmu.Unlock()
+					}
+				}
+			}()
+		}
+		for loaded < size && ctx.Err() == nil {
 			n := min(opt.Batch, size-loaded)
-			recs := syn.Records(n)
-			t0 := time.Now()
-			if _, err := svc.Remember(mnemo.WithCallerIn(ctx, caller, ns), recs, mnemo.WriteOptions{Dedup: false}); err != nil {
-				return nil, fmt.Errorf("bench: load: %w", err)
-			}
-			writeTime += time.Since(t0)
+			batches <- syn.Records(n)
 			loaded += n
 			progress("load "+strconv.Itoa(size), loaded, size)
+		}
+		close(batches)
+		wg.Wait()
+		writeTime += time.Since(t0)
+		if werr != nil {
+			return nil, werr
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		ps := PerfSize{Records: size}
 		if !opt.NoLearned {
@@ -306,7 +342,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		}
 		rep.Sizes = append(rep.Sizes, ps)
 	}
-	rep.WriteRecords = loaded
+	rep.WriteRecords, rep.InFlight = loaded, opt.InFlight
 	rep.WriteSeconds = round2(writeTime.Seconds())
 	if writeTime > 0 {
 		rep.WriteRecordsPerS = float64(int(float64(loaded) / writeTime.Seconds()))
@@ -373,8 +409,12 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f× | %.1f× | %.2f |\n", thousands(s.Records), ms(s.Digest), ms(s.Recall), ms(s.Floor),
 			s.DigestFloorRatio, s.RecallFloorRatio, s.LearnSeconds)
 	}
-	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d, hash embedder, dedup off).\n",
-		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch)
+	flight := ""
+	if r.InFlight > 1 {
+		flight = fmt.Sprintf(", %d in flight", r.InFlight)
+	}
+	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d%s, hash embedder, dedup off).\n",
+		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch, flight)
 	fmt.Fprintf(&b, "Memory holding %s records: RSS %.1f MiB at steady state (peak %.1f MiB while loading), Go heap %.1f MiB; database file %.1f MiB.\n",
 		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.PeakRSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
 	if r.WriteCheck != nil {

@@ -112,3 +112,24 @@ func TestRunPerfCPUProfile(t *testing.T) {
 		t.Fatal("empty profile")
 	}
 }
+
+// TestRunPerfInFlight: with several writes in flight the load writes every
+// record once, and the report says how it was written.
+func TestRunPerfInFlight(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{250, 700}, Queries: 5, Batch: 60, InFlight: 3, Dir: dir,
+		NoLearned: true, WriteCheck: WriteCheckOptions{Small: 20, Large: 40, Writes: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.WriteRecords != 700 || rep.InFlight != 3 {
+		t.Fatalf("wrote %d records with %d in flight, want 700 with 3", rep.WriteRecords, rep.InFlight)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "3 in flight") {
+		t.Errorf("report does not say how it wrote (%v):\n%s", err, md.String())
+	}
+	if _, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{10}, InFlight: 17, Dir: t.TempDir()}); err == nil {
+		t.Error("17 writes in flight accepted")
+	}
+}
