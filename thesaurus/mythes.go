@@ -360,6 +360,26 @@ func (m *myThes) add(word []byte, off int) {
 }
 
 func (m *myThes) load() error {
+	files := []string{m.dat}
+	if m.idx != "" {
+		files = append(files, m.idx)
+	}
+	extra := "mythes"
+	if m.scanListed {
+		extra = "mythes+listed"
+	}
+	n, err := cached(extra, files, m.build, &m.ki, &m.rev)
+	if err != nil {
+		return err
+	}
+	m.entries.Store(n)
+	m.loaded.Store(true)
+	return nil
+}
+
+// build indexes the headwords (and, with scanListed, the listed words)
+// of the files (load, when the cache has them not).
+func (m *myThes) build() (int64, error) {
 	n := 0
 	err := errors.New("no index")
 	rev := m.scanListed
@@ -384,14 +404,12 @@ func (m *myThes) load() error {
 			err2 = parseDat(b, func(off int, _ []byte, senses [][]byte) { m.addListed(senses, off, keys) })
 		}
 		if err2 != nil {
-			return fmt.Errorf("thesaurus: mythes %s: %w", m.dat, err2)
+			return 0, fmt.Errorf("thesaurus: mythes %s: %w", m.dat, err2)
 		}
 	}
 	m.ki.finish()
 	m.rev.finish()
-	m.entries.Store(int64(n))
-	m.loaded.Store(true)
-	return nil
+	return int64(n), nil
 }
 
 // entry reads the entry at off: its folded headword and sense lines.

@@ -242,6 +242,25 @@ func (w *wordNet) source() Source {
 }
 
 func (w *wordNet) load() error {
+	var files []string
+	for i, f := range w.index {
+		if f != nil {
+			files = append(files, filepath.Join(w.dir, "index."+wnPOS[i].name), filepath.Join(w.dir, "data."+wnPOS[i].name))
+		}
+	}
+	n, err := cached("wordnet", files, w.build, &w.ki)
+	if err != nil {
+		return err
+	}
+	w.countOnce.Do(func() {})
+	w.entries.Store(n)
+	w.loaded.Store(true)
+	return nil
+}
+
+// build indexes the headwords of the index files (load, when the cache
+// has them not).
+func (w *wordNet) build() (int64, error) {
 	n := 0
 	for i, f := range w.index {
 		if f == nil {
@@ -249,10 +268,10 @@ func (w *wordNet) load() error {
 		}
 		b, err := readAll(f)
 		if err != nil {
-			return fmt.Errorf("thesaurus: wordnet %s: %w", w.dir, err)
+			return 0, fmt.Errorf("thesaurus: wordnet %s: %w", w.dir, err)
 		}
 		if len(b) >= 1<<30 {
-			return fmt.Errorf("thesaurus: wordnet %s: index.%s too large", w.dir, wnPOS[i].name)
+			return 0, fmt.Errorf("thesaurus: wordnet %s: index.%s too large", w.dir, wnPOS[i].name)
 		}
 		eachLine(b, func(off int, l []byte) {
 			if len(l) == 0 || l[0] == ' ' {
@@ -269,10 +288,7 @@ func (w *wordNet) load() error {
 		})
 	}
 	w.ki.finish()
-	w.countOnce.Do(func() {})
-	w.entries.Store(int64(n))
-	w.loaded.Store(true)
-	return nil
+	return int64(n), nil
 }
 
 func (w *wordNet) synset(pos byte, off uint32) (wnSynset, bool) {
