@@ -67,6 +67,7 @@ func TestRankFromIndexReadsShownRows(t *testing.T) {
 			t.Errorf("hit %s is not whole: %+v", h.ID, h)
 		}
 	}
+	t.Logf("recall read %d rows", rc.rows.Load())
 	if n := rc.rows.Load(); n > 30 {
 		t.Errorf("recall of 5 among 300 candidates read %d rows", n)
 	}
@@ -83,6 +84,7 @@ func TestRankFromIndexReadsShownRows(t *testing.T) {
 			t.Errorf("entry %s is not whole: %+v", e.ID, e)
 		}
 	}
+	t.Logf("a digest of %d entries among %d candidates read %d rows", len(d.Entries), d.Candidates, rc.rows.Load())
 	if n := rc.rows.Load(); n > int64(len(d.Entries))+40 {
 		t.Errorf("a digest of %d entries among %d candidates read %d rows", len(d.Entries), d.Candidates, n)
 	}
