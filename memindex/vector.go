@@ -384,8 +384,15 @@ func hamming(signs, qs []uint64, dist []uint16, hist []int, lo, hi int) {
 	}
 }
 
-// sketchPool is how many sketch-nearest candidates are rescored for a top n.
-func sketchPool(n, size int) int { return max(5*n, size/100) }
+// sketchPool is how many sketch-nearest candidates are rescored for a top
+// n: a hundredth of the namespace, at least 5n and at most 25n. The
+// Hamming rank of the true nearest neighbours does not grow with the
+// namespace the way a hundredth of it does: at 1,000,000 hashed
+// embeddings of Zipf-distributed text, the recall of the exact top 100 was
+// 0.985 with a pool of 10,000 and 0.982 with 2,500, while a search took
+// 23.5 and 15.4 ms (a scratch test of 30 queries; TestSketchSearchRecall
+// keeps 0.95 at 25,000).
+func sketchPool(n, size int) int { return max(5*n, min(size/100, 25*n)) }
 
 // sketchRounds is how many independent random rotations a sketch holds:
 // more bits rank candidates better, so fewer need rescoring.
