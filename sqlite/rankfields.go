@@ -12,37 +12,7 @@ import (
 // VectorCodes is Vector scored from the index's int8 codes alone, without
 // reading a row for the exact rescoring (mnemo.RankIndex).
 func (s *Store) VectorCodes(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
-	if err := memindex.LiveOnly(f); err != nil {
-		return nil, fmt.Errorf("sqlite: vector: %w", err)
-	}
-	if n <= 0 {
-		return nil, nil
-	}
-	q, err := memindex.Normalize(v)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: vector: %w", err)
-	}
-	if q == nil {
-		return nil, nil
-	}
-	for try := 0; ; try++ {
-		var hits []mnemo.Hit
-		var idx *memindex.Namespace[int64]
-		corrupt := false
-		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
-			idx = in
-			hits = idx.Vector(q, s.compile(ctx, sc, f), n)
-			corrupt = idx.Corrupt()
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: vector: %w", err)
-		}
-		if !corrupt || try > 0 {
-			return hits, nil
-		}
-		s.dropSnapshotIndex(sc.Namespace, idx) // as in Vector
-	}
+	return s.vector(ctx, sc, v, f, n, false)
 }
 
 // accessSQL reads the counts the access table keeps apart from the rows

@@ -202,6 +202,13 @@ func queryTokens(q string) []string { return memindex.QueryTokens(q) }
 // Vector returns up to n live ids of the namespace ranked by cosine
 // similarity to v. Records without a vector of v's dimension are skipped.
 func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int) ([]mnemo.Hit, error) {
+	return s.vector(ctx, sc, v, f, n, true)
+}
+
+// vector is Vector, whose candidates are rescored from the float32
+// vectors when exact is set and scored from the int8 codes otherwise
+// (VectorCodes).
+func (s *Store) vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo.Filter, n int, exact bool) ([]mnemo.Hit, error) {
 	if err := memindex.LiveOnly(f); err != nil {
 		return nil, fmt.Errorf("sqlite: vector: %w", err)
 	}
@@ -221,7 +228,11 @@ func (s *Store) Vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 		corrupt := false
 		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
 			idx = in
-			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, s.exactVectors(ctx, sc, idx))
+			var ex memindex.Exact
+			if exact {
+				ex = s.exactVectors(ctx, sc, idx)
+			}
+			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, ex)
 			corrupt = idx.Corrupt()
 			return nil
 		})

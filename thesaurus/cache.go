@@ -17,8 +17,7 @@ import (
 // index files, or a MyThes .idx and, for some, the whole .dat) cost a
 // process about a quarter of a second of CPU: too much for a hook that
 // runs on every prompt. They are kept in a cache file per resource, in
-// the user's cache directory (MNEMO_THESAURUS_CACHE overrides it, "off"
-// disables it), and read back while the source files keep their size and
+// Config.CacheDir (the command line's default is DefaultCacheDir), and read back while the source files keep their size and
 // modification time. A cache file that is damaged, cut short, of another
 // format or of other sources is ignored and written again; one that
 // cannot be written leaves the index in memory only.
@@ -40,20 +39,14 @@ const (
 
 var errCache = errors.New("thesaurus cache: not usable")
 
-// cacheDir returns the directory of the cache files, "" when there is none.
-func cacheDir() string {
-	switch v := os.Getenv("MNEMO_THESAURUS_CACHE"); v {
-	case "off":
+// DefaultCacheDir is the usual place of the cache files: mnemo/thesaurus
+// in the user's cache directory ("" when there is none).
+func DefaultCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
 		return ""
-	case "":
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(d, "mnemo", "thesaurus")
-	default:
-		return v
 	}
+	return filepath.Join(d, "mnemo", "thesaurus")
 }
 
 // sourceStamp identifies the state of a resource's source files (and
@@ -181,12 +174,11 @@ func decodeCache(b []byte, stamp [32]byte, xs ...*keyIndex) (n int64, err error)
 	return n, nil
 }
 
-// cached fills xs (and returns the entry count) from the cache file of
-// the resource whose sources are files, when it is current; otherwise it
+// cached fills xs (and returns the entry count) from the cache file in
+// dir ("" for none) of the resource whose sources are files, when it is current; otherwise it
 // calls build, which fills xs, and writes the cache file. extra names
 // what the index holds beyond the sources (a reverse index, say).
-func cached(extra string, files []string, build func() (int64, error), xs ...*keyIndex) (int64, error) {
-	dir := cacheDir()
+func cached(dir, extra string, files []string, build func() (int64, error), xs ...*keyIndex) (int64, error) {
 	stamp, ok := sourceStamp(extra, files...)
 	if dir == "" || !ok {
 		return build()

@@ -16,7 +16,7 @@ import (
 // nothing is written.
 func TestCache(t *testing.T) {
 	cache := t.TempDir()
-	t.Setenv("MNEMO_THESAURUS_CACHE", cache)
+	cacheDir := cache
 	dir := t.TempDir()
 	writeMythes(t, dir, "en_US", "UTF-8", true, sampleEnglish)
 	writeMythes(t, dir, "ru_RU", "KOI8-R", false, sampleRussian)
@@ -24,7 +24,7 @@ func TestCache(t *testing.T) {
 	words := []string{"hobby", "good", "Cafe", "врач", "доктор", "car", "automobile"}
 	expand := func() map[string][]Related {
 		t.Helper()
-		th, err := Load(Config{Paths: []string{dir, wn}})
+		th, err := Load(Config{Paths: []string{dir, wn}, CacheDir: cacheDir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	th, err := Load(Config{Paths: []string{dir, wn}})
+	th, err := Load(Config{Paths: []string{dir, wn}, CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestCache(t *testing.T) {
 	// written.
 	gone := t.TempDir()
 	writeMythes(t, gone, "en_GB", "UTF-8", true, sampleEnglish)
-	th, err = Load(Config{Paths: []string{gone}})
+	th, err = Load(Config{Paths: []string{gone}, CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCache(t *testing.T) {
 	for f := range stamps {
 		os.Remove(f)
 	}
-	t.Setenv("MNEMO_THESAURUS_CACHE", "off")
+	cacheDir = ""
 	if got := expand(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("without a cache: %v", got)
 	}
@@ -176,18 +176,4 @@ func FuzzDecodeCache(f *testing.F) {
 			t.Fatalf("round trip: n=%d, auto=%v", n, a.find("auto"))
 		}
 	})
-}
-
-// TestMain keeps this package's cache files in a directory of its own,
-// removed after, not in the user's cache.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mnemo-thesaurus-cache-")
-	if err == nil {
-		os.Setenv("MNEMO_THESAURUS_CACHE", dir)
-	}
-	code := m.Run()
-	if err == nil {
-		os.RemoveAll(dir)
-	}
-	os.Exit(code)
 }

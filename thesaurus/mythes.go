@@ -266,6 +266,7 @@ type myThes struct {
 	// against 18,000 of 26,000 in Russian) and whose 18 MB would cost every
 	// process half a second.
 	scanListed bool
+	cacheDir   string // Config.CacheDir
 	loaded     atomic.Bool
 	entries    atomic.Int64
 }
@@ -368,7 +369,7 @@ func (m *myThes) load() error {
 	if m.scanListed {
 		extra = "mythes+listed"
 	}
-	n, err := cached(extra, files, m.build, &m.ki, &m.rev)
+	n, err := cached(m.cacheDir, extra, files, m.build, &m.ki, &m.rev)
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,10 @@ type Config struct {
 	// MaxSenses caps the senses of a word that are expanded, most frequent
 	// first (DefaultMaxSenses when zero).
 	MaxSenses int
+	// CacheDir is where the resources' key indexes are kept between
+	// processes (cache.go; DefaultCacheDir is the usual place); empty
+	// keeps them in memory only.
+	CacheDir string
 }
 
 // ParseLocation turns the value of a location setting (such as the
@@ -229,8 +233,12 @@ func Load(cfg Config) (*Thesaurus, error) {
 	}
 	haveWordNet := slices.ContainsFunc(t.res, func(r *lazyResource) bool { _, ok := r.resource.(*wordNet); return ok })
 	for _, r := range t.res {
-		if m, ok := r.resource.(*myThes); ok {
-			m.scanListed = !(haveWordNet && m.lang == "en")
+		switch x := r.resource.(type) {
+		case *myThes:
+			x.scanListed = !(haveWordNet && x.lang == "en")
+			x.cacheDir = cfg.CacheDir
+		case *wordNet:
+			x.cacheDir = cfg.CacheDir
 		}
 	}
 	return t, errors.Join(errs...)

@@ -360,9 +360,22 @@ func BenchmarkExpandInstalled(b *testing.B) {
 	}
 }
 
-func BenchmarkLoadInstalled(b *testing.B) {
+func BenchmarkLoadInstalled(b *testing.B) { benchmarkLoad(b, "") }
+
+// BenchmarkLoadInstalledCached loads with a cache directory written
+// before the timing starts (cache.go).
+func BenchmarkLoadInstalledCached(b *testing.B) {
+	dir := b.TempDir()
+	th, _ := Load(Config{CacheDir: dir})
+	th.Warm()
+	th.Close()
+	b.ResetTimer()
+	benchmarkLoad(b, dir)
+}
+
+func benchmarkLoad(b *testing.B, cache string) {
 	for range b.N {
-		th, err := Load(Config{})
+		th, err := Load(Config{CacheDir: cache})
 		if err != nil || len(th.Sources()) == 0 {
 			b.Skip("no thesaurus installed")
 		}

@@ -147,10 +147,11 @@ func parseDataLine(line []byte) (wnSynset, error) {
 
 // wordNet is an English WordNet database directory.
 type wordNet struct {
-	dir   string
-	index [4]*os.File // nil when the part of speech is absent
-	data  [4]*os.File
-	ki    keyIndex
+	dir      string
+	cacheDir string      // Config.CacheDir
+	index    [4]*os.File // nil when the part of speech is absent
+	data     [4]*os.File
+	ki       keyIndex
 
 	excOnce sync.Once
 	exc     *exceptions
@@ -248,7 +249,7 @@ func (w *wordNet) load() error {
 			files = append(files, filepath.Join(w.dir, "index."+wnPOS[i].name), filepath.Join(w.dir, "data."+wnPOS[i].name))
 		}
 	}
-	n, err := cached("wordnet", files, w.build, &w.ki)
+	n, err := cached(w.cacheDir, "wordnet", files, w.build, &w.ki)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,17 @@ import (
 // a file or a list of them; "off" disables), else the standard system
 // locations of WordNet and MyThes.
 func (a *app) thesaurusConfig() thesaurus.Config {
-	return thesaurus.ParseLocation(a.env("MNEMO_THESAURUS"))
+	cfg := thesaurus.ParseLocation(a.env("MNEMO_THESAURUS"))
+	// MNEMO_THESAURUS_CACHE: where the thesauri's indexes are kept
+	// between processes; "off" keeps them in memory only.
+	switch v := a.env("MNEMO_THESAURUS_CACHE"); v {
+	case "off":
+	case "":
+		cfg.CacheDir = thesaurus.DefaultCacheDir()
+	default:
+		cfg.CacheDir = v
+	}
+	return cfg
 }
 
 // printLexicalResources lists the active thesauri for `version --verbose`.
