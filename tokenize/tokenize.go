@@ -23,11 +23,17 @@ var Names = []string{"o200k_base", "cl100k_base"}
 // Tokenizer counts tokens of one encoding. It implements mnemo.Tokenizer and
 // is safe for concurrent use.
 type Tokenizer struct {
-	name  string
-	codec tokenizer.Codec
+	name string
+	// codec is the library's codec, loaded on first use: at once for an
+	// encoding counted by the library, only for invalid UTF-8 and pieces
+	// of bpeMax bytes or more when the vocabulary is also in ranks.
+	codec func() (tokenizer.Codec, error)
 	// pieces counts by pieces (split.go) when the encoding's split is
 	// written out here (o200k_base), nil otherwise.
 	pieces *pieceCache
+	// bpe is the encoding's vocabulary as the embedded table (ranks.go),
+	// nil when there is none.
+	bpe *ranks
 }
 
 // entry loads one encoding at most once per process.
@@ -62,14 +68,18 @@ func Get(name string) (*Tokenizer, error) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "unknown tokenizer %q (known: o200k_base, cl100k_base)", name)
 	}
 	e.once.Do(func() {
-		c, err := tokenizer.Get(e.enc)
-		if err != nil {
-			e.err = mnemo.Errorf(mnemo.EINTERNAL, "load tokenizer %s: %v", name, err)
-			return
-		}
-		e.tok = &Tokenizer{name: name, codec: c}
+		codec := sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(e.enc) })
+		e.tok = &Tokenizer{name: name, codec: codec}
 		if name == "o200k_base" {
 			e.tok.pieces = &pieceCache{}
+			if r, ok := parseRanks(o200kRanksFile); ok {
+				e.tok.bpe = &r
+				return
+			}
+		}
+		if _, err := codec(); err != nil {
+			e.err = mnemo.Errorf(mnemo.EINTERNAL, "load tokenizer %s: %v", name, err)
+			e.tok = nil
 		}
 	})
 	return e.tok, e.err
@@ -87,14 +97,30 @@ func (t *Tokenizer) Count(text string) int {
 		return 0
 	}
 	if t.pieces != nil && utf8.ValidString(text) {
+		if t.bpe != nil {
+			return t.pieces.count(text, t.countPiece)
+		}
 		return t.pieces.count(text, t.countCodec)
 	}
 	return t.countCodec(text)
 }
 
+// countPiece counts one piece with the embedded table, or the library
+// when it is long.
+func (t *Tokenizer) countPiece(piece string) int {
+	if len(piece) < bpeMax {
+		return t.bpe.count(piece)
+	}
+	return t.countCodec(piece)
+}
+
 // countCodec counts text with the library's own split.
 func (t *Tokenizer) countCodec(text string) int {
-	n, err := t.codec.Count(text)
+	c, err := t.codec()
+	if err != nil {
+		return len(text)
+	}
+	n, err := c.Count(text)
 	if err != nil {
 		return len(text)
 	}
