@@ -195,3 +195,34 @@ func FuzzBPEMatchesLibrary(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkBPEPiece counts pieces no cache holds, with the embedded table
+// and with the library:
+//
+//	go test ./tokenize -run '^$' -bench BPEPiece
+func BenchmarkBPEPiece(b *testing.B) {
+	var pieces []string
+	for _, text := range bpeCorpus() {
+		splitO200k(text, func(p string) {
+			if len(p) < bpeMax {
+				pieces = append(pieces, p)
+			}
+		})
+	}
+	r, _ := parseRanks(o200kRanksFile)
+	c, _ := tokenizer.Get(tokenizer.O200kBase)
+	b.Run("table", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			r.count(pieces[i%len(pieces)])
+			i++
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c.Count(pieces[i%len(pieces)])
+			i++
+		}
+	})
+}
