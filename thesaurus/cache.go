@@ -77,7 +77,7 @@ func cachePath(dir, file string) string {
 func encodeCache(stamp [32]byte, source string, n int64, xs ...*keyIndex) []byte {
 	size := cacheHead + 4 + len(source) + 8 + 4
 	for _, x := range xs {
-		size += 8 + len(x.keys) + 9*len(x.ent)
+		size += 8 + len(x.keys) + len(x.tab)
 	}
 	b := make([]byte, 0, size)
 	le := binary.LittleEndian
@@ -90,12 +90,8 @@ func encodeCache(stamp [32]byte, source string, n int64, xs ...*keyIndex) []byte
 	for _, x := range xs {
 		b = le.AppendUint32(b, uint32(len(x.keys)))
 		b = append(b, x.keys...)
-		b = le.AppendUint32(b, uint32(len(x.ent)))
-		for _, e := range x.ent {
-			b = le.AppendUint32(b, e.k)
-			b = le.AppendUint32(b, e.off)
-			b = append(b, e.n)
-		}
+		b = le.AppendUint32(b, uint32(x.len()))
+		b = append(b, x.tab...)
 	}
 	return le.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
@@ -103,8 +99,13 @@ func encodeCache(stamp [32]byte, source string, n int64, xs ...*keyIndex) []byte
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decodeCache reads what encodeCache wrote, checking the magic, version,
-// stamp and checksum, and that every entry's key lies within the keys
-// and the entries are sorted (find depends on it). It fills xs.
+// stamp and checksum, and that every entry's key lies within the keys. It
+// fills xs, whose keys are b's own bytes (b must not change afterwards).
+// The order of the entries, which find depends on, is not checked again:
+// encodeCache writes finished indexes only, and the checksum says the file
+// is what it wrote (a forged one could make lookups miss, never read out
+// of bounds). Checking it cost a process about as much as the rest of the
+// decoding.
 func decodeCache(b []byte, stamp [32]byte, xs ...*keyIndex) (n int64, err error) {
 	if len(b) < cacheHead+4+8+4 || string(b[:8]) != cacheMagic {
 		return 0, errCache
@@ -151,20 +152,15 @@ func decodeCache(b []byte, stamp [32]byte, xs ...*keyIndex) (n int64, err error)
 			return 0, fmt.Errorf("%w: cut short", errCache)
 		}
 		m := int(le.Uint32(h))
-		eb, ok := take(9 * m)
+		tab, ok := take(entrySize * m)
 		if !ok || m < 0 {
 			return 0, fmt.Errorf("%w: cut short", errCache)
 		}
-		nx := keyIndex{keys: bytes.Clone(keys), ent: make([]keyEntry, m)}
+		nx := keyIndex{keys: keys, tab: tab}
 		for i := range m {
-			e := keyEntry{k: le.Uint32(eb[9*i:]), off: le.Uint32(eb[9*i+4:]), n: eb[9*i+8]}
-			if uint64(e.k)+uint64(e.n) > uint64(len(nx.keys)) {
+			if nx.key(i) == nil {
 				return 0, fmt.Errorf("%w: key out of bounds", errCache)
 			}
-			if i > 0 && bytes.Compare(nx.key(nx.ent[i-1]), nx.key(e)) > 0 {
-				return 0, fmt.Errorf("%w: keys out of order", errCache)
-			}
-			nx.ent[i] = e
 		}
 		*x = nx
 	}
@@ -184,7 +180,7 @@ func cached(dir, extra string, files []string, build func() (int64, error), xs .
 		return build()
 	}
 	path := cachePath(dir, files[0])
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := readCacheFile(path); err == nil {
 		if n, err := decodeCache(b, stamp, xs...); err == nil {
 			return n, nil
 		}

@@ -3,16 +3,21 @@ package thesaurus
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
 )
 
 // keyIndex maps lookup keys to file offsets in a compact form: the keys
-// in one byte slice and one 12-byte entry per headword, sorted by key.
+// in one byte slice and, once finished, one 9-byte entry per headword
+// sorted by key (the key's start, the offset, the key's length,
+// little-endian) — the layout of the cache file (cache.go), so a cached
+// index is used where it was read, without decoding.
 type keyIndex struct {
 	keys []byte
-	ent  []keyEntry
+	ent  []keyEntry // while building
+	tab  []byte     // finished: entrySize bytes per entry
 }
 
 type keyEntry struct {
@@ -20,6 +25,8 @@ type keyEntry struct {
 	off uint32 // what the resource stores: a file offset
 	n   uint8  // key length
 }
+
+const entrySize = 9
 
 // add records off under key; keys longer than 255 bytes are not indexed.
 func (x *keyIndex) add(key string, off uint32) {
@@ -30,34 +37,66 @@ func (x *keyIndex) add(key string, off uint32) {
 	x.keys = append(x.keys, key...)
 }
 
-func (x *keyIndex) key(e keyEntry) []byte { return x.keys[e.k : e.k+uint32(e.n)] }
-
 // finish sorts the entries by key, then offset (so offsets of one key keep
-// file order)
-// and trims spare capacity.
+// file order), packs them into tab and trims spare capacity.
 func (x *keyIndex) finish() {
+	key := func(e keyEntry) []byte { return x.keys[e.k : e.k+uint32(e.n)] }
 	slices.SortFunc(x.ent, func(a, b keyEntry) int {
-		if c := bytes.Compare(x.key(a), x.key(b)); c != 0 {
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.off, b.off)
 	})
-	x.ent = slices.Clip(x.ent)
+	tab := make([]byte, 0, entrySize*len(x.ent))
+	for _, e := range x.ent {
+		tab = binary.LittleEndian.AppendUint32(tab, e.k)
+		tab = binary.LittleEndian.AppendUint32(tab, e.off)
+		tab = append(tab, e.n)
+	}
+	x.tab, x.ent = tab, nil
 	x.keys = slices.Clip(x.keys)
+}
+
+// len is the number of entries of a finished index.
+func (x *keyIndex) len() int { return len(x.tab) / entrySize }
+
+// entry returns entry i of a finished index.
+func (x *keyIndex) entry(i int) keyEntry {
+	r := x.tab[entrySize*i : entrySize*i+entrySize : entrySize*i+entrySize]
+	return keyEntry{k: binary.LittleEndian.Uint32(r), off: binary.LittleEndian.Uint32(r[4:]), n: r[8]}
+}
+
+// key returns the key of entry i, or nil when it lies outside the keys
+// (a damaged cache file: decodeCache refuses those).
+func (x *keyIndex) key(i int) []byte {
+	e := x.entry(i)
+	if uint64(e.k)+uint64(e.n) > uint64(len(x.keys)) {
+		return nil
+	}
+	return x.keys[e.k : e.k+uint32(e.n)]
 }
 
 // find returns the offsets stored under key, in file order.
 func (x *keyIndex) find(key string) []uint32 {
-	i, _ := slices.BinarySearchFunc(x.ent, key, func(e keyEntry, k string) int { return bytes.Compare(x.key(e), []byte(k)) })
+	n := x.len()
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if string(x.key(m)) < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
 	var out []uint32
-	for ; i < len(x.ent) && string(x.key(x.ent[i])) == key; i++ {
-		out = append(out, x.ent[i].off)
+	for ; lo < n && string(x.key(lo)) == key; lo++ {
+		out = append(out, x.entry(lo).off)
 	}
 	return out
 }
 
 // size is the memory the index holds, in bytes.
-func (x *keyIndex) size() int { return len(x.keys) + 12*len(x.ent) }
+func (x *keyIndex) size() int { return len(x.keys) + len(x.tab) + 12*len(x.ent) }
 
 // maxRead bounds what readLines reads for one entry.
 const maxRead = 1 << 20
