@@ -595,7 +595,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	if len(ends) != f.strs {
 		return nil, snapErr("string table")
 	}
-	strs := make([]string, f.strs)
+	strs := hugeSlice[string](f.strs, f.strs)
 	from := uint64(0)
 	for i, e := range ends {
 		strs[i] = unsafe.String(unsafe.SliceData(strB[from:e]), int(e-from))
@@ -616,7 +616,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		return nil, snapErr("vector scales")
 	}
 	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
-		ents: make([]Entry, f.ents, f.ents+f.ents/8+16), keys: make([]K, f.ents, f.ents+f.ents/8+16),
+		ents: hugeSlice[Entry](f.ents, f.ents+f.ents/8+16), keys: make([]K, f.ents, f.ents+f.ents/8+16),
 		vecs: vecs, kw: newKeywordIndex(f.ents)}
 	arena := castSlice[int32](f.section(secArena))
 	// The maps by key and by id are filled on other cores while the

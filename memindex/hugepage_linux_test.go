@@ -1,0 +1,62 @@
+package memindex
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestHugeSlice: a large slice made for the loader is marked for huge
+// pages (VmFlags "hg" on its mapping in /proc/self/smaps) and is an
+// ordinary slice otherwise; a small one is left alone.
+func TestHugeSlice(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	s := hugeSlice[Entry](10, 40000) // 14 MB
+	if len(s) != 10 || cap(s) != 40000 {
+		t.Fatalf("len %d cap %d", len(s), cap(s))
+	}
+	s = append(s, Entry{ID: "x"})
+	if s[10].ID != "x" || s[0].ID != "" {
+		t.Fatal("not a usable slice")
+	}
+	mid := uintptr(unsafe.Pointer(&s[:20001][20000]))
+	if flags := vmFlags(t, mid); !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the slice's memory is not marked for huge pages: VmFlags %q", flags)
+	}
+	small := hugeSlice[byte](0, 1000)
+	if cap(small) != 1000 {
+		t.Fatalf("cap %d", cap(small))
+	}
+}
+
+// vmFlags returns the VmFlags of the mapping holding address a.
+func vmFlags(t *testing.T, a uintptr) string {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		fs := strings.Fields(line)
+		if len(fs) > 0 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":") {
+			lo, hi, _ := strings.Cut(fs[0], "-")
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(a) >= l && uint64(a) < h
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:"))
+		}
+	}
+	t.Fatalf("no mapping holds %#x", a)
+	return ""
+}
