@@ -13,7 +13,11 @@ import (
 // the entries of 100,000 records, which on a virtual machine took a
 // one-shot command's process longer than everything it computes. Call it
 // on fresh memory not yet written; the range is trimmed to whole pages.
-func hugePages(p unsafe.Pointer, n uintptr) {
+func hugePages(p unsafe.Pointer, n uintptr) { advise(p, n, unix.MADV_HUGEPAGE) }
+
+// advise applies madvise advice to the whole pages of the n bytes at p
+// when they span at least one huge page.
+func advise(p unsafe.Pointer, n uintptr, advice int) {
 	const page = 4096
 	if n < 2<<20 {
 		return // smaller than one huge page
@@ -23,11 +27,17 @@ func hugePages(p unsafe.Pointer, n uintptr) {
 	if end <= beg {
 		return
 	}
-	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, beg-uintptr(p))), end-beg), unix.MADV_HUGEPAGE)
+	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, beg-uintptr(p))), end-beg), advice)
 }
 
 // hugeSlice makes a slice of length n and capacity c whose memory is
-// backed by huge pages where it is large enough (hugePages).
+// backed by huge pages where it is large enough (hugePages). Once it is
+// filled, filled must be called: the memory stays in the Go heap after
+// the slice is gone, and a heap region left marked would be faulted in
+// huge pages — compacted for, zeroed 2 MiB at a time — whenever the
+// runtime reuses it for small objects after handing it back to the
+// kernel (digests at 100,000 records took half as long again in a process
+// that had marked regions and kept them so).
 func hugeSlice[T any](n, c int) []T {
 	s := make([]T, n, c)
 	if c > 0 {
@@ -35,4 +45,14 @@ func hugeSlice[T any](n, c int) []T {
 		hugePages(unsafe.Pointer(unsafe.SliceData(s)), uintptr(c)*unsafe.Sizeof(z))
 	}
 	return s
+}
+
+// filled ends the huge-page advice of hugeSlice for s: the pages it has
+// stay as they are; the region no longer asks for new ones
+// (MADV_NOHUGEPAGE).
+func filled[T any](s []T) {
+	if c := cap(s); c > 0 {
+		var z T
+		advise(unsafe.Pointer(unsafe.SliceData(s[:c])), uintptr(c)*unsafe.Sizeof(z), unix.MADV_NOHUGEPAGE)
+	}
 }

@@ -60,3 +60,18 @@ func vmFlags(t *testing.T, a uintptr) string {
 	t.Fatalf("no mapping holds %#x", a)
 	return ""
 }
+
+// TestFilledEndsHugePages: once filled, the slice's memory no longer asks
+// for huge pages.
+func TestFilledEndsHugePages(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	s := hugeSlice[Entry](0, 40000)
+	s = append(s, Entry{ID: "x"})
+	filled(s)
+	mid := uintptr(unsafe.Pointer(&s[:20001][20000]))
+	if flags := vmFlags(t, mid); strings.Contains(" "+flags+" ", " hg ") || !strings.Contains(" "+flags+" ", " nh ") {
+		t.Errorf("filled slice's memory still asks for huge pages: VmFlags %q", flags)
+	}
+}

@@ -40,7 +40,7 @@ type Namespace[K comparable] struct {
 // dimension dim.
 func New[K comparable](count, dim int) *Namespace[K] {
 	return &Namespace[K]{pos: make(map[K]int, count), byID: make(map[string]int, count),
-		ents: hugeSlice[Entry](0, count), keys: make([]K, 0, count), vecs: hugeSlice[int8](0, count*dim), kw: newKeywordIndex(count)}
+		ents: make([]Entry, 0, count), keys: make([]K, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
 }
 
 // Len returns the number of entries, removed ones included.

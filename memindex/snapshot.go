@@ -596,6 +596,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		return nil, snapErr("string table")
 	}
 	strs := hugeSlice[string](f.strs, f.strs)
+	defer filled(strs)
 	from := uint64(0)
 	for i, e := range ends {
 		strs[i] = unsafe.String(unsafe.SliceData(strB[from:e]), int(e-from))
@@ -618,6 +619,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
 		ents: hugeSlice[Entry](f.ents, f.ents+f.ents/8+16), keys: make([]K, f.ents, f.ents+f.ents/8+16),
 		vecs: vecs, kw: newKeywordIndex(f.ents)}
+	defer filled(n.ents)
 	arena := castSlice[int32](f.section(secArena))
 	// The maps by key and by id are filled on other cores while the
 	// entries are decoded.
