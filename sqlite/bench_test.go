@@ -107,7 +107,7 @@ func BenchmarkColdLoad(b *testing.B) {
 	if err := s.Warm(bg, "load"); err != nil {
 		b.Fatal(err)
 	}
-	s.Close() // leaves the snapshot (from 2,000 records)
+	s.Close() // leaves the snapshot (from 500 records)
 	for _, mode := range []struct {
 		name string
 		opt  sqlite.Options

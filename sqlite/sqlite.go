@@ -25,7 +25,7 @@
 // namespaces and is valid for a row only while the row's seq is unchanged.
 //
 // A process need not read every row to load a namespace: the index of a
-// namespace of 2,000 records or more is kept in a snapshot file beside the
+// namespace of 500 records or more is kept in a snapshot file beside the
 // database (<db>.index/, snapshot.go), which a process maps and brings up
 // to date with the rows changed since, as it does with other processes'
 // writes. A snapshot that is missing, stale, damaged or not the
