@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"slices"
 )
 
@@ -98,6 +99,41 @@ func (x *keyIndex) find(key string) []uint32 {
 // size is the memory the index holds, in bytes.
 func (x *keyIndex) size() int { return len(x.keys) + len(x.tab) + 12*len(x.ent) }
 
+// dataFile is a thesaurus file read at offsets: from its mapping where
+// the system maps it (no system call and no buffer per entry read),
+// otherwise with ReadAt.
+type dataFile struct {
+	*os.File
+	b []byte // the file's bytes when mapped
+}
+
+// openData opens the file at path for reading entries.
+func openData(path string) (*dataFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &dataFile{File: f, b: mapOpen(f, path)}, nil
+}
+
+// readAll returns the whole file (its mapping when mapped; read-only for
+// the caller either way).
+func readAll(f *dataFile) ([]byte, error) {
+	if f.b != nil {
+		return f.b, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, st.Size())
+	n, err := f.ReadAt(b, 0)
+	if err != nil && n < len(b) {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
 // maxRead bounds what readLines reads for one entry.
 const maxRead = 1 << 20
 
@@ -106,6 +142,9 @@ var errTooLong = errors.New("entry longer than 1 MiB")
 // readLines reads n lines from f at off and returns them without their
 // line endings. Fewer come back only at the end of the file.
 func readLines(f io.ReaderAt, off int64, n int) ([][]byte, error) {
+	if d, ok := f.(*dataFile); ok && d.b != nil {
+		return linesAt(d.b, off, n)
+	}
 	buf := make([]byte, 0, 4096)
 	for {
 		m, err := f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
@@ -129,6 +168,31 @@ func readLines(f io.ReaderAt, off int64, n int) ([][]byte, error) {
 	}
 	for i, l := range lines {
 		lines[i] = bytes.TrimSuffix(l, []byte{'\r'})
+	}
+	return lines, nil
+}
+
+// linesAt is readLines over a file's bytes b: the same lines, as
+// slices of b (read-only for the caller), and the same bound.
+func linesAt(b []byte, off int64, n int) ([][]byte, error) {
+	if off < 0 || off >= int64(len(b)) || n <= 0 {
+		return nil, nil
+	}
+	rest := b[off:]
+	lines := make([][]byte, 0, n)
+	read := 0
+	for len(lines) < n && len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		l := rest
+		if i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if read += len(l) + 1; read > maxRead {
+			return nil, errTooLong
+		}
+		lines = append(lines, bytes.TrimSuffix(l, []byte{'\r'}))
 	}
 	return lines, nil
 }

@@ -252,7 +252,7 @@ func classifyNote(n string) (rel Relation, skip, ref bool) {
 type myThes struct {
 	dat, idx     string // idx is "" when there is none
 	locale, lang string
-	f            *os.File
+	f            *dataFile
 	enc          encoding.Encoding
 	ki           keyIndex
 	// rev indexes entries under the single words their senses list:
@@ -279,7 +279,7 @@ func openMythes(dat string) (_ resource, err error) {
 			err = fmt.Errorf("thesaurus: mythes %s: %w", dat, err)
 		}
 	}()
-	f, err := os.Open(dat)
+	f, err := openData(dat)
 	if err != nil {
 		return nil, err
 	}

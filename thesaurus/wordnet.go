@@ -148,9 +148,9 @@ func parseDataLine(line []byte) (wnSynset, error) {
 // wordNet is an English WordNet database directory.
 type wordNet struct {
 	dir      string
-	cacheDir string      // Config.CacheDir
-	index    [4]*os.File // nil when the part of speech is absent
-	data     [4]*os.File
+	cacheDir string       // Config.CacheDir
+	index    [4]*dataFile // nil when the part of speech is absent
+	data     [4]*dataFile
 	ki       keyIndex
 
 	excOnce sync.Once
@@ -182,7 +182,7 @@ func openWordNet(dir string) (_ resource, err error) {
 	}()
 	for i, p := range wnPOS {
 		for _, kind := range []string{"index", "data"} {
-			f, err := os.Open(filepath.Join(dir, kind+"."+p.name))
+			f, err := openData(filepath.Join(dir, kind+"."+p.name))
 			if err != nil {
 				if i == 0 || !errors.Is(err, os.ErrNotExist) {
 					return nil, err
@@ -372,7 +372,7 @@ func (w *wordNet) lookup(q query, c *collector) {
 func (w *wordNet) close() error {
 	var errs []error
 	for i := range w.index {
-		for _, f := range []*os.File{w.index[i], w.data[i]} {
+		for _, f := range []*dataFile{w.index[i], w.data[i]} {
 			if f != nil {
 				errs = append(errs, f.Close())
 			}
@@ -416,18 +416,6 @@ func eachLine(b []byte, fn func(off int, line []byte)) {
 }
 
 // readAll reads a whole open file from its start.
-func readAll(f *os.File) ([]byte, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, st.Size())
-	n, err := f.ReadAt(b, 0)
-	if err != nil && n < len(b) {
-		return nil, err
-	}
-	return b[:n], nil
-}
 
 // isProperName reports whether a synset word is capitalised.
 func isProperName(w string) bool {
