@@ -415,8 +415,6 @@ func eachLine(b []byte, fn func(off int, line []byte)) {
 	}
 }
 
-// readAll reads a whole open file from its start.
-
 // isProperName reports whether a synset word is capitalised.
 func isProperName(w string) bool {
 	for _, r := range w {
