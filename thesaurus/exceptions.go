@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo/internal/words"
 )
@@ -26,12 +27,19 @@ type exceptions struct {
 // readExceptions reads the exception lists of the WordNet database in dir;
 // a missing list is skipped, a malformed line ignored.
 func readExceptions(dir string) *exceptions {
-	x := &exceptions{base: map[string][]string{}, forms: map[string][]string{}}
+	var lists [][]byte
+	lines := 0
 	for _, p := range wnPOS {
 		b, err := os.ReadFile(filepath.Join(dir, p.name+".exc"))
 		if err != nil {
 			continue
 		}
+		lists = append(lists, b)
+		lines += bytes.Count(b, []byte{'\n'}) + 1
+	}
+	// Sized once: grown pair by pair, the maps were most of the cost.
+	x := &exceptions{base: make(map[string][]string, lines), forms: make(map[string][]string, lines)}
+	for _, b := range lists {
 		x.parse(b)
 	}
 	return x
@@ -39,16 +47,17 @@ func readExceptions(dir string) *exceptions {
 
 // parse adds the pairs of one exception list; a malformed line is ignored.
 func (x *exceptions) parse(b []byte) {
+	var fields [][]byte
 	eachLine(b, func(_ int, l []byte) {
-		f := bytes.Fields(l)
-		if len(f) < 2 || !isSingleWord(f[0]) {
+		fields = appendFields(fields[:0], l)
+		if len(fields) < 2 || !isSingleWord(fields[0]) {
 			return
 		}
-		infl := words.Fold(string(f[0]))
+		infl := words.Fold(string(fields[0]))
 		if infl == "" { // accents only, which folding removes
 			return
 		}
-		for _, bw := range f[1:] {
+		for _, bw := range fields[1:] {
 			if !isSingleWord(bw) {
 				continue
 			}
@@ -64,6 +73,25 @@ func (x *exceptions) parse(b []byte) {
 			}
 		}
 	})
+}
+
+// appendFields appends the fields of l, as bytes.Fields cuts them, to
+// out (whose array is reused from line to line).
+func appendFields(out [][]byte, l []byte) [][]byte {
+	for len(l) > 0 {
+		i := bytes.IndexFunc(l, func(r rune) bool { return !unicode.IsSpace(r) })
+		if i < 0 {
+			break
+		}
+		l = l[i:]
+		j := bytes.IndexFunc(l, unicode.IsSpace)
+		if j < 0 {
+			j = len(l)
+		}
+		out = append(out, l[:j:j])
+		l = l[j:]
+	}
+	return out
 }
 
 // Variants returns the irregular English forms related to word by

@@ -1,6 +1,8 @@
 package thesaurus
 
 import (
+	"bytes"
+	"os"
 	"slices"
 	"testing"
 
@@ -53,6 +55,9 @@ func FuzzExceptions(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := appendFields(nil, b), bytes.Fields(b); !slices.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("fields of %q: %q, bytes.Fields %q", b, got, want)
+		}
 		x := &exceptions{base: map[string][]string{}, forms: map[string][]string{}}
 		x.parse(b)
 		for infl, bases := range x.base {
@@ -92,4 +97,17 @@ func FuzzForms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadExceptions reads the installed WordNet's exception lists
+// (what the first English query of a process pays):
+//
+//	go test ./thesaurus -run '^$' -bench ReadExceptions -benchmem
+func BenchmarkReadExceptions(b *testing.B) {
+	if _, err := os.Stat("/usr/share/wordnet/verb.exc"); err != nil {
+		b.Skip("WordNet (Debian wordnet-base) is not installed")
+	}
+	for b.Loop() {
+		readExceptions("/usr/share/wordnet")
+	}
 }
