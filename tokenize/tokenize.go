@@ -1,5 +1,9 @@
 // Package tokenize counts tokens exactly with the BPE vocabularies of
-// OpenAI models, using github.com/tiktoken-go/tokenizer.
+// OpenAI models, those of github.com/tiktoken-go/tokenizer. o200k_base,
+// the default, is counted from a table of that vocabulary the binary
+// carries (ranks.go), so that a short-lived process does not build the
+// library's map of it; cl100k_base, long pieces and invalid UTF-8 are
+// counted by the library.
 //
 // Token counts are what mnemo budgets digests with, so they are exact: a
 // Count is the number of tokens the encoding produces for the text as given,
