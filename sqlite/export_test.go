@@ -1,16 +1,8 @@
 package sqlite
 
-import "database/sql"
-
 // SeqReads returns how many times the store has read its change stamp.
 func (s *Store) SeqReads() int64 { return s.seqReads.Load() }
 
 // Compiles returns how many filters the store has compiled for its
 // in-memory searches.
 func (s *Store) Compiles() int64 { return s.compiles.Load() }
-
-// LoadQuery is the query that loads a namespace's index from its rows.
-const LoadQuery = loadQuery
-
-// DB is the store's reader pool.
-func (s *Store) DB() *sql.DB { return s.rdb }

@@ -1,12 +1,10 @@
-package sqlite_test
+package sqlite
 
 import (
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // TestLoadQueryDoesNotSort: loading a namespace from its rows reads them in
@@ -14,23 +12,12 @@ import (
 // temporary B-tree (the rows carry their vectors: sorting them was half
 // of a one-shot command's CPU).
 func TestLoadQueryDoesNotSort(t *testing.T) {
-	s := openAt(t, filepath.Join(t.TempDir(), "plan.db"))
-	defer s.Close()
-	rows, err := s.DB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+sqlite.LoadQuery, "ns")
+	s, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "plan.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	p := strings.Join(plan, "\n")
+	defer s.Close()
+	p := strings.Join(queryPlan(t, s.rdb, loadQuery, "ns"), "\n")
 	if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "INTEGER PRIMARY KEY") {
 		t.Errorf("the load query sorts its rows or does not read them by rowid:\n%s", p)
 	}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,20 +34,7 @@ func TestGetManyByRowKeys(t *testing.T) {
 	if _, err := s.Insert(ctx, recs, "create", "test"); err != nil {
 		t.Fatal(err)
 	}
-	var plan []string
-	rows, err := s.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+rowsSQL(300), make([]any, 302)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var a, b, c int
-		var d string
-		if err := rows.Scan(&a, &b, &c, &d); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, d)
-	}
-	rows.Close()
+	plan := queryPlan(t, s.rdb, rowsSQL(300), make([]any, 302)...)
 	// The rows by their key, and each row's access counters by theirs.
 	if len(plan) == 0 || !strings.Contains(plan[0], "SEARCH records USING INTEGER PRIMARY KEY") {
 		t.Fatalf("rows by key: plan %q, want a search by rowid", plan)
@@ -79,4 +67,27 @@ func TestGetManyByRowKeys(t *testing.T) {
 	}
 	check("from the database")
 	check("from the cache")
+}
+
+// queryPlan returns the details of SQLite's plan for query, one a step.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
