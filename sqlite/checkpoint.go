@@ -8,8 +8,24 @@ import (
 // default is 2,000 KiB): a batch of 500 records dirties more pages than
 // that, which SQLite then spills to the WAL before the commit and writes
 // again at it, and reads the leaves of the indexes back from the file at
-// every batch. Readers keep the default.
+// every batch.
 const writerCacheKiB = 32 << 10
+
+// readerCacheKiB is the page cache of each reader connection. In WAL mode
+// every commit empties the cache of every other connection at its next
+// read, so what a reader caches lives until the next write — with the
+// access counters written once a second, about a second on a server that
+// only answers. SQLite's default of 2,000 KiB a reader made each of those
+// resets free up to 2 MiB of pages (8 readers: 16 MiB, as 16 KiB slots of
+// the C allocator), well past the 4 MiB the allocator keeps committed, so
+// it handed the pages back to the kernel and the next reads faulted them
+// in again: the slow tail of digests (bench perf at 100,000 records, p95
+// 23.0 and 22.8 ms against 18.1 and 17.7 with 256 KiB, and 15.3 and 17.4
+// with no writes at all). What a reader reads again is in the OS's page
+// cache, and what a digest needs most — postings, vectors, rank fields —
+// is in the in-memory index, not in SQLite's pages: 8 readers × 32 pages
+// of 8 KiB (16 KiB slots) stay within the allocator's committed 4 MiB.
+const readerCacheKiB = 256
 
 // walLastResort is the WAL size, in pages, at which a commit checkpoints
 // the WAL itself: 64 MB of the 8 KiB pages of a store created now (32 MB

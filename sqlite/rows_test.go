@@ -91,3 +91,39 @@ func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) []string {
 	}
 	return plan
 }
+
+// TestConnectionCaches checks the page caches each kind of connection is
+// opened with: every reader's small (a commit empties it; see
+// readerCacheKiB), the writer's large. Several readers are held at once,
+// so that the check is not of one pooled connection only.
+func TestConnectionCaches(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, filepath.Join(t.TempDir(), "m.db"), Options{})
+	var conns []*sql.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 3 {
+		c, err := s.rdb.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var n int
+		if err := c.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != -readerCacheKiB {
+			t.Errorf("reader %d: cache_size %d, want %d", len(conns), n, -readerCacheKiB)
+		}
+	}
+	var n int
+	if err := s.wdb.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != -writerCacheKiB {
+		t.Errorf("writer: cache_size %d, want %d", n, -writerCacheKiB)
+	}
+}

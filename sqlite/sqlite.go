@@ -166,6 +166,8 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 			// checkpointer (checkpoint.go) keeps the WAL short.
 			q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -writerCacheKiB))
 			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walLastResort))
+		} else {
+			q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -readerCacheKiB))
 		}
 		q.Set("_txlock", txlock)
 		return "file:" + (&url.URL{Path: opt.Path}).EscapedPath() + "?" + q.Encode()
