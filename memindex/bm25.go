@@ -68,12 +68,15 @@ type keywordIndex struct {
 	postings [][]posting      // by term id, sorted by ent
 	postCap  int64            // the sum of the postings' capacities (MemoryBytes)
 	arena    []int32          // the distinct term ids of each entry (Entry.tOff, Entry.tLen)
-	live     int              // arena slots still referenced by an entry
-	docs     int              // records indexed (N)
-	totalLen int64            // sum of their lengths
-	scratch  []int32          // term ids of the document being indexed
-	buf      []byte
-	hint     int // expected records: sizes terms and arena once text arrives
+	// The postings and arena of a snapshot, checked block by block as
+	// they are first read (lazycrc.go); nil when not read from one.
+	lazyPost, lazyArena *lazySection
+	live                int     // arena slots still referenced by an entry
+	docs                int     // records indexed (N)
+	totalLen            int64   // sum of their lengths
+	scratch             []int32 // term ids of the document being indexed
+	buf                 []byte
+	hint                int // expected records: sizes terms and arena once text arrives
 	// acct is, by entry position, the access level an indexed entry is
 	// counted at in levels; levels holds the statistics of the indexed
 	// records of each access level above 0 (none when empty).
@@ -104,6 +107,9 @@ func (k *keywordIndex) count(lv int32, e *Entry, sign int32) {
 	}
 	ls.docs += int(sign)
 	ls.totalLen += int64(sign) * int64(e.dl)
+	if !k.termsOK(e) {
+		return // a damaged snapshot: the namespace is loaded again
+	}
 	for _, t := range k.arena[e.tOff : e.tOff+e.tLen] {
 		if v := ls.df[t] + sign; v > 0 {
 			ls.df[t] = v
@@ -246,6 +252,9 @@ func (n *Namespace[K]) TermsOf(id string, clearance int) ([]string, bool) {
 		return nil, false
 	}
 	k := &n.kw
+	if !k.termsOK(e) {
+		return nil, false
+	}
 	out := make([]string, e.tLen)
 	for j, t := range k.arena[e.tOff : e.tOff+e.tLen] {
 		out[j] = k.names[t]
@@ -256,6 +265,9 @@ func (n *Namespace[K]) TermsOf(id string, clearance int) ([]string, bool) {
 // post adds the postings of entry e at pos, whose term ids (length of
 // them, repeats included) are in k.scratch.
 func (k *keywordIndex) post(pos int, e *Entry, length int) {
+	if k.arenaInPlace() {
+		k.lazyArena.checkAll() // appending copies it
+	}
 	e.indexed, e.dl, e.tOff, e.tLen = true, int32(length), int32(len(k.arena)), 0
 	if len(k.acct) > pos {
 		k.acct[pos] = 0 // counted at its level below
@@ -273,6 +285,7 @@ func (k *keywordIndex) post(pos int, e *Entry, length int) {
 		}
 		t := k.scratch[i]
 		p := posting{ent: int32(pos), tf: int32(j - i)}
+		k.postingsOK(t) // checked before they are copied or shifted
 		ps := k.postings[t]
 		was := cap(ps)
 		if n := len(ps); n == 0 || ps[n-1].ent < p.ent {
@@ -302,7 +315,11 @@ func (k *keywordIndex) unindex(pos int, e *Entry) {
 		k.count(k.acct[pos], e, -1)
 		k.acct[pos] = 0
 	}
+	terms := k.termsOK(e)
 	for _, t := range k.arena[e.tOff : e.tOff+e.tLen] {
+		if !terms || !k.postingsOK(t) {
+			break // a damaged snapshot: the namespace is loaded again
+		}
 		ps := k.postings[t]
 		at, ok := slices.BinarySearchFunc(ps, int32(pos), func(x posting, ent int32) int { return int(x.ent - ent) })
 		if ok {
@@ -320,6 +337,9 @@ func (idx *Namespace[K]) compact() {
 	k := &idx.kw
 	if len(k.arena) < 1<<16 || k.live*2 > len(k.arena) {
 		return
+	}
+	if !k.lazyArena.checkAll() {
+		return // a damaged snapshot: the namespace is loaded again
 	}
 	arena := make([]int32, 0, k.live+k.live/4)
 	for i := range idx.ents {
@@ -404,6 +424,9 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		// The term's frequency in each record, plus half for each
 		// neighbouring turn that holds it (see thread.go).
 		term := sc.term[:0]
+		if !k.postingsOK(q.id) {
+			continue // a damaged snapshot: the store reads again from the rows
+		}
 		for _, p := range k.postings[q.id] {
 			if tfs[p.ent] == 0 {
 				term = append(term, p.ent)

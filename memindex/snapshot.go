@@ -34,7 +34,10 @@ import (
 // each section) and a trailer holding the directory's offset, its CRC and
 // the magic again. A file cut short, overwritten in part or written by
 // another version fails the trailer, the directory's or a section's CRC
-// and is refused as a whole.
+// and is refused as a whole. Three sections are checked as they are used
+// instead: each vector against its own CRC (secVecCRC), and the postings
+// and term lists by blocks of 64 KiB (secBlockCRC, lazycrc.go), so that
+// a process that reads a few of them does not read them all.
 //
 // Reading maps the big arrays (vectors, sketches, postings, term lists,
 // thread orders) in place: the Namespace then points into the bytes it was
@@ -46,7 +49,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 4       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields
+	snapVersion = 5       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -71,6 +74,7 @@ const (
 	secVecMeta
 	secVecs
 	secSigns
+	secBlockCRC // CRC-32C of each lazyBlock of secPostings, then of secArena (lazycrc.go)
 	numSections
 )
 
@@ -116,6 +120,12 @@ type snapWriter struct {
 	sec0 int64
 	err  error
 	buf  [8]byte
+	// While a section checked block by block is written: the CRC and
+	// length of its current block, and the CRCs of its blocks so far.
+	blocks  bool
+	blkCRC  uint32
+	blkLen  int
+	blkCRCs []uint32
 }
 
 func (s *snapWriter) write(p []byte) {
@@ -125,6 +135,31 @@ func (s *snapWriter) write(p []byte) {
 	_, s.err = s.w.Write(p)
 	s.off += int64(len(p))
 	s.crc = crc32.Update(s.crc, castagnoli(), p)
+	for s.blocks && len(p) > 0 {
+		k := min(lazyBlock-s.blkLen, len(p))
+		s.blkCRC = crc32.Update(s.blkCRC, castagnoli(), p[:k])
+		s.blkLen += k
+		p = p[k:]
+		if s.blkLen == lazyBlock {
+			s.blkCRCs = append(s.blkCRCs, s.blkCRC)
+			s.blkCRC, s.blkLen = 0, 0
+		}
+	}
+}
+
+// beginBlocks starts a section whose blocks get checksums of their own.
+func (s *snapWriter) beginBlocks(sec int, align int64) {
+	s.begin(sec, align)
+	s.blocks, s.blkCRC, s.blkLen = true, 0, 0
+}
+
+// endBlocks ends it, with the checksum of its last, partial block.
+func (s *snapWriter) endBlocks() {
+	if s.blkLen > 0 {
+		s.blkCRCs = append(s.blkCRCs, s.blkCRC)
+	}
+	s.blocks = false
+	s.end()
 }
 
 func (s *snapWriter) pad(align int64) {
@@ -162,6 +197,9 @@ func (s *snapWriter) u64(v uint64) {
 func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key func(K) uint64) error {
 	if !n.VerifyVectors() {
 		return snapErr("a vector read from the snapshot it was loaded from is damaged")
+	}
+	if !n.kw.checkedAll() {
+		return snapErr("postings or term lists read from the snapshot the namespace was loaded from are damaged")
 	}
 	// Live entries in order, and the renumbering.
 	keys := n.keys
@@ -335,7 +373,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		sw.u64(pend)
 	}
 	sw.end()
-	sw.begin(secPostings, 8)
+	sw.beginBlocks(secPostings, 8)
 	for _, ps := range n.kw.postings {
 		for _, p := range ps {
 			np := newPos[p.ent]
@@ -346,16 +384,16 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 			sw.u32(uint32(p.tf))
 		}
 	}
-	sw.end()
+	sw.endBlocks()
 
-	sw.begin(secArena, 8)
+	sw.beginBlocks(secArena, 8)
 	for _, i := range live {
 		e := &n.ents[i]
 		for _, t := range n.kw.arena[e.tOff : e.tOff+e.tLen] {
 			sw.u32(uint32(t))
 		}
 	}
-	sw.end()
+	sw.endBlocks()
 
 	sw.begin(secThreads, 8)
 	for i, t := range threads {
@@ -422,6 +460,12 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 				}
 			}
 		}
+	}
+	sw.end()
+
+	sw.begin(secBlockCRC, 8)
+	for _, c := range sw.blkCRCs {
+		sw.u32(c)
 	}
 	sw.end()
 
@@ -562,7 +606,7 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGr
 	}
 	defer wait()
 	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
-		secPostings, secArena, secThreads, secThreadPos, secSkEnt, secVecCRC, secVecMeta} {
+		secThreads, secThreadPos, secSkEnt, secVecCRC, secVecMeta, secBlockCRC} {
 		if err := f.check(i, f.section(i)); err != nil {
 			return nil, h, err
 		}
@@ -718,6 +762,16 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	// the entries meanwhile.
 	k := &n.kw
 	k.arena = arena[:len(arena):len(arena)]
+	// The postings and term lists are checked block by block as they
+	// are first read (lazycrc.go).
+	postB, arenaB := f.section(secPostings), f.section(secArena)
+	blk := castSlice[uint32](f.section(secBlockCRC))
+	np, na := lazyBlocks(len(postB)), lazyBlocks(len(arenaB))
+	if len(blk) != np+na {
+		return nil, snapErr("block checksums")
+	}
+	k.lazyPost = newLazySection(postB, blk[:np:np], &n.corrupt)
+	k.lazyArena = newLazySection(arenaB, blk[np:], &n.corrupt)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -82,6 +82,25 @@ func (s *Store) withIndex(ctx context.Context, ns string, fn func(n *memindex.Na
 	return s.idx.loaded().Read(ns, current, func() error { return s.refreshIndex(ctx, ns, nil) }, fn)
 }
 
+// withCheckedIndex is withIndex for reads of what a snapshot's index
+// checks only as it is read (vectors, postings, term lists): when fn found
+// a part of it damaged (memindex.Namespace.Corrupt), the namespace is
+// loaded from its rows and fn runs again, so that no answer comes from a
+// damaged snapshot. fn must set its results afresh each time it runs.
+func (s *Store) withCheckedIndex(ctx context.Context, ns string, fn func(n *memindex.Namespace[int64]) error) error {
+	for try := 0; ; try++ {
+		var idx *memindex.Namespace[int64]
+		err := s.withIndex(ctx, ns, func(in *memindex.Namespace[int64]) error {
+			idx = in
+			return fn(in)
+		})
+		if err != nil || idx == nil || !idx.Corrupt() || try > 0 {
+			return err
+		}
+		s.dropSnapshotIndex(ns, idx)
+	}
+}
+
 // condKey names a store's compiled filters in a read session.
 type condKey struct{ s *Store }
 

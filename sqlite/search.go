@@ -34,7 +34,7 @@ func (s *Store) Keyword(ctx context.Context, sc mnemo.Scope, query string, f mne
 		return nil, nil
 	}
 	var hits []mnemo.Hit
-	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+	err := s.withCheckedIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
 		hits = idx.Keyword(terms, pruneBudget, s.compile(ctx, sc, f), n)
 		return nil
 	})
@@ -222,30 +222,19 @@ func (s *Store) vector(ctx context.Context, sc mnemo.Scope, v []float32, f mnemo
 	if q == nil {
 		return nil, nil
 	}
-	for try := 0; ; try++ {
-		var hits []mnemo.Hit
-		var idx *memindex.Namespace[int64]
-		corrupt := false
-		err := s.withIndex(ctx, sc.Namespace, func(in *memindex.Namespace[int64]) error {
-			idx = in
-			var ex memindex.Exact
-			if exact {
-				ex = s.exactVectors(ctx, sc, idx)
-			}
-			hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, ex)
-			corrupt = idx.Corrupt()
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: vector: %w", err)
+	var hits []mnemo.Hit
+	err = s.withCheckedIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		var ex memindex.Exact
+		if exact {
+			ex = s.exactVectors(ctx, sc, idx)
 		}
-		if !corrupt || try > 0 {
-			return hits, nil
-		}
-		// A vector of the snapshot the index was read from is damaged:
-		// load the namespace from its rows and search again.
-		s.dropSnapshotIndex(sc.Namespace, idx)
+		hits = idx.VectorExact(q, s.compile(ctx, sc, f), n, ex)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: vector: %w", err)
 	}
+	return hits, nil
 }
 
 // exactVectors returns the source of the float32 vectors that a vector

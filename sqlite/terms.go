@@ -23,7 +23,7 @@ func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string
 		terms = terms[:maxQueryTokens]
 	}
 	var hits []mnemo.Hit
-	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+	err := s.withCheckedIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
 		hits = idx.Keyword(terms, pruneBudget, s.compile(ctx, sc, f), n)
 		return nil
 	})
@@ -51,7 +51,8 @@ func (s *Store) IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (m
 // sc sees, from the namespace's keyword index (mnemo.RecordTermer).
 func (s *Store) RecordTerms(ctx context.Context, sc mnemo.Scope, ids []string) (map[string][]string, error) {
 	out := make(map[string][]string, len(ids))
-	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+	err := s.withCheckedIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+		clear(out)
 		for _, id := range ids {
 			if ts, ok := idx.TermsOf(id, sc.Clearance); ok {
 				out[id] = ts
