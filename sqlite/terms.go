@@ -37,7 +37,7 @@ func (s *Store) KeywordTerms(ctx context.Context, sc mnemo.Scope, terms []string
 func (s *Store) IDFTerms(ctx context.Context, sc mnemo.Scope, terms []string) (map[string]float64, float64, error) {
 	var m map[string]float64
 	var unseen float64
-	err := s.withIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
+	err := s.withCheckedIndex(ctx, sc.Namespace, func(idx *memindex.Namespace[int64]) error {
 		m, unseen = idx.IDF(terms, sc.Clearance)
 		return nil
 	})
