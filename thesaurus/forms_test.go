@@ -45,39 +45,69 @@ func TestForms(t *testing.T) {
 	}
 }
 
-// FuzzExceptions: any exception list parses into pairs that name each
-// other both ways, never a word as its own inflection, never an empty or
-// multi-word entry (the real lists hold "nuclei nucleus", "bought buy",
-// and collocations such as "corpora_vile corpus_vile" that are skipped).
+// FuzzExceptions: any exception list, indexed as the lists are, answers
+// as its pairs read line by line do (bases of an inflection and
+// inflections of a base, each once, in the list's order), and its pairs
+// name each other both ways, never a word as its own inflection, never an
+// empty or multi-word entry (the real lists hold "nuclei nucleus",
+// "bought buy", and collocations such as "corpora_vile corpus_vile" that
+// are skipped).
 func FuzzExceptions(f *testing.F) {
 	for _, s := range []string{"bought buy\nchildren child\n", "nuclei nucleus\n", "corpora_vile corpus_vile\n",
-		"better good well\n", "same same\n", "\n\n  \t\n", "ÆØÅ æøå\r\n", "a\n", "x y z\nx w\n"} {
+		"better good well\n", "same same\n", "\n\n  \t\n", "ÆØÅ æøå\r\n", "a\n", "x y z\nx w\n", "x y y\nX y\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := appendFields(nil, b), bytes.Fields(b); !slices.EqualFunc(got, want, bytes.Equal) {
 			t.Fatalf("fields of %q: %q, bytes.Fields %q", b, got, want)
 		}
-		x := &exceptions{base: map[string][]string{}, forms: map[string][]string{}}
-		x.parse(b)
-		for infl, bases := range x.base {
-			if infl == "" || !isSingleWord([]byte(infl)) {
-				t.Fatalf("inflection %q", infl)
+		if len(b) >= 1<<30 {
+			return
+		}
+		// The pairs, read line by line.
+		base, forms := map[string][]string{}, map[string][]string{}
+		for _, l := range bytes.Split(b, []byte{'\n'}) {
+			fs := bytes.Fields(l)
+			if len(fs) < 2 || !isSingleWord(fs[0]) {
+				continue
 			}
-			for _, base := range bases {
-				if base == infl || base == "" || !isSingleWord([]byte(base)) {
-					t.Fatalf("%q -> base %q", infl, base)
+			infl := words.Fold(string(fs[0]))
+			for _, bw := range fs[1:] {
+				bf := words.Fold(string(bw))
+				if infl == "" || len(infl) > maxKey || !isSingleWord(bw) || bf == infl || bf == "" || len(bf) > maxKey {
+					continue
 				}
-				if !slices.Contains(x.forms[base], infl) {
-					t.Fatalf("%q -> %q has no way back", infl, base)
+				if !slices.Contains(base[infl], bf) {
+					base[infl] = append(base[infl], bf)
+				}
+				if !slices.Contains(forms[bf], infl) {
+					forms[bf] = append(forms[bf], infl)
 				}
 			}
 		}
-		for base, forms := range x.forms {
-			for _, infl := range forms {
-				if !slices.Contains(x.base[infl], base) {
-					t.Fatalf("%q -> form %q has no way back", base, infl)
+		x := &exceptions{}
+		x.lists[1] = b
+		if _, err := x.build(); err != nil {
+			t.Fatal(err)
+		}
+		for infl, bases := range base {
+			if got := x.lookup(infl, true); !slices.Equal(got, bases) {
+				t.Fatalf("bases of %q: %q, want %q", infl, got, bases)
+			}
+			for _, bf := range bases {
+				if bf == infl || !isSingleWord([]byte(bf)) || !slices.Contains(x.lookup(bf, false), infl) {
+					t.Fatalf("%q -> %q has no way back", infl, bf)
 				}
+			}
+		}
+		for bf, infls := range forms {
+			if got := x.lookup(bf, false); !slices.Equal(got, infls) {
+				t.Fatalf("inflections of %q: %q, want %q", bf, got, infls)
+			}
+		}
+		for _, w := range []string{"", "zz-none"} {
+			if x.lookup(w, true) != nil && base[w] == nil || x.lookup(w, false) != nil && forms[w] == nil {
+				t.Fatalf("%q: an answer for a word not in the list", w)
 			}
 		}
 	})
@@ -107,7 +137,16 @@ func BenchmarkReadExceptions(b *testing.B) {
 	if _, err := os.Stat("/usr/share/wordnet/verb.exc"); err != nil {
 		b.Skip("WordNet (Debian wordnet-base) is not installed")
 	}
-	for b.Loop() {
-		readExceptions("/usr/share/wordnet")
-	}
+	b.Run("built", func(b *testing.B) {
+		for b.Loop() {
+			readExceptions("/usr/share/wordnet", "")
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		dir := b.TempDir()
+		readExceptions("/usr/share/wordnet", dir)
+		for b.Loop() {
+			readExceptions("/usr/share/wordnet", dir)
+		}
+	})
 }

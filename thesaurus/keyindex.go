@@ -29,9 +29,12 @@ type keyEntry struct {
 
 const entrySize = 9
 
-// add records off under key; keys longer than 255 bytes are not indexed.
+// maxKey is the longest key an index holds, in bytes.
+const maxKey = 255
+
+// add records off under key; keys longer than maxKey are not indexed.
 func (x *keyIndex) add(key string, off uint32) {
-	if key == "" || len(key) > 255 {
+	if key == "" || len(key) > maxKey {
 		return
 	}
 	x.ent = append(x.ent, keyEntry{k: uint32(len(x.keys)), off: off, n: uint8(len(key))})

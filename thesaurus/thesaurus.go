@@ -373,7 +373,7 @@ func (t *Thesaurus) ExpandIn(word, lang string) []Related {
 	if sc == unicode.Latin {
 		// Irregular inflections: "bought" is looked up as "buy".
 		if w := t.wordNet(); w != nil {
-			for _, b := range w.exceptions().base[folded] {
+			for _, b := range w.exceptions().lookup(folded, true) {
 				if !slices.Contains(q.forms, b) {
 					q.forms = append(q.forms, b)
 					if k := words.Stem(b); !slices.Contains(q.keys, k) {
