@@ -40,6 +40,15 @@ func NewCached(e mnemo.Embedder, size int) mnemo.Embedder {
 // Info returns the wrapped embedder's info.
 func (c *Cached) Info() mnemo.EmbedderInfo { return c.e.Info() }
 
+// Version is the wrapped embedder's version of its rules, "" when it
+// names none (see Hash.Version).
+func (c *Cached) Version() string {
+	if v, ok := c.e.(interface{ Version() string }); ok {
+		return v.Version()
+	}
+	return ""
+}
+
 // Embed returns cached vectors where it can and embeds the other texts
 // (each distinct text once) with the wrapped embedder in one call. The
 // returned vectors are copies: callers may modify them. Errors are the

@@ -78,6 +78,16 @@ func (h *Hash) Info() mnemo.EmbedderInfo {
 	return mnemo.EmbedderInfo{Name: "hash", Dim: h.dim}
 }
 
+// Version returns HashVersion.
+func (h *Hash) Version() string { return HashVersion }
+
+// HashVersion names the hash embedder's rules (hashing, word splitting,
+// stemming): the vectors of testdata/hash_<HashVersion>.txt. A change that
+// moves any vector takes a new version, and a new golden file with it
+// (TestHashGolden), so that what is stored under the old one (the
+// relevance floor's calibration) is measured again.
+const HashVersion = "v1"
+
 // Embed returns one L2-normalised vector per text. It fails only when ctx is
 // done.
 func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {

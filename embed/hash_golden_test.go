@@ -36,7 +36,7 @@ var hashGoldenTexts = []string{
 }
 
 func TestHashGolden(t *testing.T) {
-	path := filepath.Join("testdata", "hash_v1.txt")
+	path := filepath.Join("testdata", "hash_"+HashVersion+".txt")
 	var got strings.Builder
 	for _, dim := range []int{384, 64} {
 		e := NewHash(dim)

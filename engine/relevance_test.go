@@ -2,12 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
 )
 
 // opsRecords is a small space-operations store: nothing in it is about
@@ -183,6 +186,49 @@ func TestCalibration(t *testing.T) {
 		t.Fatalf("calibration %+v", c)
 	}
 	t.Logf("calibration %+v", *c)
+}
+
+// TestCalibrationStored: the hash embedder's calibration is measured by
+// the first process and stored in the store's settings under its version
+// and corpus; the next process reads it back instead of measuring it.
+func TestCalibrationStored(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	first := open(t, path, nil)
+	c1, err := first.svc.Calibration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := open(t, path, nil)
+	c2, err := second.svc.Calibration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *c1 != *c2 {
+		t.Fatalf("read back %+v, measured %+v", *c2, *c1)
+	}
+	// Change what is stored: a third process answers with it.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `UPDATE meta SET value = '0.123 0.5 0.2 0.1 1000' WHERE key LIKE ?`,
+		"%calibration/c2/hash/256/"+embed.HashVersion+"/%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("%d stored calibrations, want 1", n)
+	}
+	third := open(t, path, nil)
+	c3, err := third.svc.Calibration(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c3.Null != 0.123 || c3.Pairs != 1000 {
+		t.Fatalf("the stored calibration was not read: %+v", *c3)
+	}
 }
 
 func ptr(x float64) *float64 { return &x }
