@@ -285,8 +285,10 @@ func (k *keywordIndex) post(pos int, e *Entry, length int) {
 		}
 		t := k.scratch[i]
 		p := posting{ent: int32(pos), tf: int32(j - i)}
-		k.postingsOK(t) // checked before they are copied or shifted
 		ps := k.postings[t]
+		if !k.postingsOK(t) { // checked before they are copied or shifted
+			ps = nil // a damaged snapshot: never copied out of it (the namespace is loaded again)
+		}
 		was := cap(ps)
 		if n := len(ps); n == 0 || ps[n-1].ent < p.ent {
 			ps = append(ps, p) // the common case: a new entry at the end

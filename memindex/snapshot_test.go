@@ -528,6 +528,20 @@ func TestSnapshotDamagedPostings(t *testing.T) {
 	if err := m.WriteSnapshot(&buf, "label", 2, func(k int64) uint64 { return uint64(k) }); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("a damaged namespace written to a snapshot: %v", err)
 	}
+	// A write to the damaged term before any read: its postings are not
+	// copied out of the damaged block.
+	m = readSnap(t, b)
+	r := randRow(rand.New(rand.NewSource(10)), 3001, 8)
+	r.e.AccessLevel, r.e.Deleted = 0, false
+	m.Put(3001, r.e, r.emb, []byte(word(3000)))
+	if !m.Corrupt() {
+		t.Fatal("a write to a damaged block not detected")
+	}
+	for _, h := range m.Keyword([]string{word(3000)}, 0, c, 5) {
+		if h.ID != r.e.ID {
+			t.Fatalf("a posting copied out of the damaged block: %v", h)
+		}
+	}
 
 	// The last term list (the last entry's) damaged.
 	b = slices.Clone(good)

@@ -92,6 +92,9 @@ func (s *Store) withCheckedIndex(ctx context.Context, ns string, fn func(n *memi
 		var idx *memindex.Namespace[int64]
 		err := s.withIndex(ctx, ns, func(in *memindex.Namespace[int64]) error {
 			idx = in
+			if in.Corrupt() && try == 0 {
+				return nil // found damaged before: not read at all
+			}
 			return fn(in)
 		})
 		if err != nil || idx == nil || !idx.Corrupt() || try > 0 {
