@@ -89,12 +89,19 @@ func TestQueryNames(t *testing.T) {
 // longer than the query plus the one space that joins its two sides.
 func FuzzParseInterval(f *testing.F) {
 	for _, s := range []string{"in May 2023", "April 10, 2022", "the last two weeks of August 2023", "в начале января",
-		"на початку січня 2024", "2023-02-31", "the 99th of May", "3 days ago", "первой неделе", "mid-June"} {
+		"на початку січня 2024", "2023-02-31", "the 99th of May", "3 days ago", "первой неделе", "mid-June",
+		"Mayday 5 2023", "5 MAYbe", "in Junebug", "Jan. 5", "\u0301may 3", "тра\u0301вні 2024", "sept 1 2020"} {
 		f.Add(s)
 	}
 	now := time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, q string) {
 		iv, rest := parseInterval(q, now)
+		// Skipping the month rules for a query that names no month
+		// changes nothing.
+		if all, allRest := parseIntervalRules(q, now, false); rest != allRest || (iv == nil) != (all == nil) ||
+			iv != nil && (!iv.from.Equal(all.from) || !iv.to.Equal(all.to) || iv.phrase != all.phrase) {
+			t.Fatalf("%q: %v %q with the month rules skipped, %v %q with all", q, iv, rest, all, allRest)
+		}
 		if iv == nil {
 			if rest != q {
 				t.Fatalf("no interval, but the query changed: %q -> %q", q, rest)
