@@ -79,8 +79,8 @@ func (s *Service) Calibration(ctx context.Context) (*Calibration, error) {
 	if version != "" {
 		// A built-in embedder: stored under its version and the texts it
 		// embeds (the questions as the engine cleans them), so that a
-		// change of its rules or of the cleaning measures it again. Every
-		// process measured it before: 9 ms of each hook.
+		// change of its rules or of the cleaning measures it again
+		// (measuring takes about 9 ms, too much for every hook).
 		h := sha256.New()
 		h.Write([]byte(version))
 		for _, t := range texts {
