@@ -23,6 +23,9 @@ type command struct {
 	// hook that finishes in milliseconds saves starting the signal
 	// watcher's goroutine and thread.
 	noSignals bool
+	// short commands answer one question and exit: the garbage collector
+	// waits (shortCollector).
+	short bool
 }
 
 // commands are mnemo's subcommands, by name; each lives in the file of its
@@ -37,7 +40,7 @@ var commands = map[string]command{
 	"consolidate": {summary: "merge near-duplicates written by an import or --no-dedup, as on write (restorable)", run: cmdConsolidate},
 	"corrections": {summary: "the correction signal: how often missing context caused an operator correction", run: cmdCorrections, read: true},
 	"demo":        {summary: "load an example mission into a temporary store and print a digest", run: cmdDemo},
-	"digest":      {summary: "token-budgeted context for a task (workflow_memory_query)", run: cmdDigest, read: true},
+	"digest":      {summary: "token-budgeted context for a task (workflow_memory_query)", run: cmdDigest, read: true, short: true},
 	"edit":        {summary: "change fields of a record", run: cmdEdit},
 	"episode":     {summary: "summarise a thread (conversation) into its episode record; again to refresh it", run: cmdEpisode},
 	"expire":      {summary: "archive unimportant, unused records (restorable)", run: cmdExpire},
@@ -45,9 +48,9 @@ var commands = map[string]command{
 	"forget":      {summary: "forget a record (restorable)", run: cmdForget},
 	"git":         {summary: "import a repository's commit history as workflow events (again: only new commits)", run: cmdGit},
 	"halflife":    {summary: "print the resolved half-life of a scope", run: cmdHalflife},
-	"handoff":     {summary: "the brief for an incoming operator: typical corrections, attention areas, decisions, open questions, escalations", run: cmdHandoff, read: true},
+	"handoff":     {summary: "the brief for an incoming operator: typical corrections, attention areas, decisions, open questions, escalations", run: cmdHandoff, read: true, short: true},
 	"history":     {summary: "a record's audit history", run: cmdHistory, read: true},
-	"hook":        {summary: "Claude Code hooks: session-start and prompt digests", run: cmdHook},
+	"hook":        {summary: "Claude Code hooks: session-start and prompt digests", run: cmdHook, short: true},
 	"import":      {summary: "import JSONL records", run: cmdImport},
 	"keys":        {summary: "manage API keys of the server: create, list, revoke", run: cmdKeys},
 	"list":        {summary: "list records", run: cmdList, read: true},
@@ -58,13 +61,13 @@ var commands = map[string]command{
 	"principles":  {summary: "list the principle registry: each principle with the decisions that apply it", run: cmdPrinciples, read: true},
 	"prompts":     {summary: "prompt corpus analytics (prompts stats --repo PATH)", raw: promptsRaw},
 	"purge":       {summary: "delete for good the records forgotten or archived longer ago than --older-than", run: cmdPurge},
-	"recall":      {summary: "rank memories for a query, with factor breakdowns", run: cmdRecall, read: true},
+	"recall":      {summary: "rank memories for a query, with factor breakdowns", run: cmdRecall, read: true, short: true},
 	"reembed":     {summary: "rebuild every vector with the configured embedder", run: cmdReembed},
 	"remember":    {summary: "store a memory", run: cmdRemember},
 	"restore":     {summary: "restore a forgotten record", run: cmdRestore},
 	"score":       {summary: "compute reference scores from JSONL on stdin", run: cmdScore},
 	"serve":       {summary: "serve the REST API, MCP over HTTP (/mcp), /metrics and health checks", run: cmdServe, longRunning: true},
-	"show":        {summary: "show one record", run: cmdShow, read: true},
+	"show":        {summary: "show one record", run: cmdShow, read: true, short: true},
 	"threads":     {summary: "list the namespace's threads (conversations), most recently active first", run: cmdThreads, read: true},
 	"tune":        {summary: "tune the scoring weights on the namespace's correction triples, with guardrails (tune history | tune rollback N)", run: cmdTune},
 	"version":     {summary: "print the version", run: cmdVersion},

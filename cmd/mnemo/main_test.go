@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -523,5 +525,36 @@ func TestRelevanceFloorCLI(t *testing.T) {
 	}
 	if _, errs, code := cli(t, db, "", "recall", "--min-relevance", "2", "x"); code == 0 || !strings.Contains(errs, "0..1") {
 		t.Fatalf("bad --min-relevance: exit %d, %s", code, errs)
+	}
+}
+
+// TestShortCollector: a short command's collector is off until the
+// timer turns it back on, and GOGC, when set, wins.
+func TestShortCollector(t *testing.T) {
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	shortCollector()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("GC percent after shortCollector = %d, want -1 (off)", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != shortHeapLimit {
+		t.Fatalf("memory limit = %d, want %d", got, shortHeapLimit)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetMemoryLimit(-1) != math.MaxInt64 { // the timer's last step
+		if time.Now().After(deadline) {
+			t.Fatal("the memory limit was not lifted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GC percent after the first second = %d, want 100", got)
+	}
+	t.Setenv("GOGC", "50")
+	shortCollector()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("with GOGC set, GC percent = %d, want it left alone (100)", got)
 	}
 }
