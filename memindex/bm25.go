@@ -57,7 +57,7 @@ var BM25FTS5IDF = false
 
 // posting is one record holding a term.
 type posting struct {
-	ent int32 // position in Namespace.ents
+	ent int32 // position in Namespace.es
 	tf  int32
 }
 
@@ -165,8 +165,8 @@ func (k *keywordIndex) df(id int32, hidden []*levelStats) int {
 // call it instead of Upsert.
 func (n *Namespace[K]) Put(key K, e Entry, emb, text []byte) {
 	n.Upsert(key, e, emb, text)
-	if i, ok := n.pos[key]; ok && n.ents[i].indexed {
-		n.kw.setLevel(i, &n.ents[i])
+	if i, ok := n.posOf(key); ok && n.ent(i).indexed {
+		n.kw.setLevel(i, n.ent(i))
 	}
 }
 
@@ -174,8 +174,9 @@ func (n *Namespace[K]) Put(key K, e Entry, emb, text []byte) {
 // indexes text without knowing the levels, so stores call it after the
 // Loader's Close.
 func (n *Namespace[K]) CountLevels() {
-	for i := range n.ents {
-		if e := &n.ents[i]; e.indexed && (e.AccessLevel != 0 || (i < len(n.kw.acct) && n.kw.acct[i] != 0)) {
+	n.decodeAll()
+	for i := range n.Len() {
+		if e := n.ent(i); e.indexed && (e.AccessLevel != 0 || (i < len(n.kw.acct) && n.kw.acct[i] != 0)) {
 			n.kw.setLevel(i, e)
 		}
 	}
@@ -243,11 +244,11 @@ func (k *keywordIndex) termID(t []byte) int32 {
 // no particular order, and whether the namespace holds it at clearance
 // clearance (removed entries included: their terms stay until re-indexed).
 func (n *Namespace[K]) TermsOf(id string, clearance int) ([]string, bool) {
-	i, ok := n.byID[id]
+	i, ok := n.idPos(id)
 	if !ok {
 		return nil, false
 	}
-	e := &n.ents[i]
+	e := n.ent(i)
 	if e.AccessLevel > clearance || !e.indexed {
 		return nil, false
 	}
@@ -344,8 +345,9 @@ func (idx *Namespace[K]) compact() {
 		return // a damaged snapshot: the namespace is loaded again
 	}
 	arena := make([]int32, 0, k.live+k.live/4)
-	for i := range idx.ents {
-		e := &idx.ents[i]
+	idx.decodeAll()
+	for i := range idx.Len() {
+		e := idx.ent(i)
 		off := len(arena)
 		arena = append(arena, k.arena[e.tOff:e.tOff+e.tLen]...)
 		e.tOff = int32(off)
@@ -403,8 +405,8 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
-	if len(sc.scores) < len(idx.ents) {
-		sc.scores = make([]float64, len(idx.ents)+len(idx.ents)/4)
+	if len(sc.scores) < idx.Len() {
+		sc.scores = make([]float64, idx.Len()+idx.Len()/4)
 	}
 	scores := sc.scores
 	touched := sc.touched[:0]
@@ -413,8 +415,8 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	if avg <= 0 {
 		avg = 1
 	}
-	if len(sc.tf) < len(idx.ents) {
-		sc.tf = make([]float64, len(idx.ents)+len(idx.ents)/4)
+	if len(sc.tf) < idx.Len() {
+		sc.tf = make([]float64, idx.Len()+idx.Len()/4)
 	}
 	tfs := sc.tf
 	for _, q := range qs {
@@ -437,7 +439,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		}
 		if len(idx.thr) > 0 && !BM25FTS5IDF {
 			for _, p := range k.postings[q.id] {
-				idx.thr.lends(idx.ents, p.ent, c.at, func(x int32) {
+				idx.thr.lends(idx.ent, p.ent, c.at, func(x int32) {
 					if tfs[x] == 0 {
 						term = append(term, x)
 					}
@@ -448,7 +450,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		for _, i := range term {
 			tf := tfs[i]
 			tfs[i] = 0
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ents[i].dl)/avg)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ent(int(i)).dl)/avg)
 			if scores[i] == 0 {
 				touched = append(touched, i)
 			}
@@ -460,7 +462,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	for _, i := range touched {
 		s := scores[i]
 		scores[i] = 0
-		if !c.Matches(&idx.ents[i]) {
+		if !c.Matches(idx.ent(int(i))) {
 			continue
 		}
 		x := kwScored{i, s}
@@ -475,7 +477,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
 	hits := make([]mnemo.Hit, len(h))
 	for i, x := range h {
-		hits[i] = mnemo.Hit{ID: idx.ents[x.i].ID, Score: x.score}
+		hits[i] = mnemo.Hit{ID: idx.ent(int(x.i)).ID, Score: x.score}
 	}
 	return hits
 }

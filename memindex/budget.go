@@ -184,7 +184,7 @@ func (b *Budget) Evict(keep string, size SizeFunc) []string {
 func SizeOf[K comparable](m map[string]*Namespace[K]) SizeFunc {
 	return func(ns string) (int64, bool) {
 		if n := m[ns]; n != nil {
-			return n.MemoryBytes(), n.build == nil && (n.sketching || len(n.ents) < sketchAsyncMin)
+			return n.MemoryBytes(), n.build == nil && (n.sketching || n.Len() < sketchAsyncMin)
 		}
 		return -1, true
 	}

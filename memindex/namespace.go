@@ -14,10 +14,15 @@ import (
 // writes (Upsert, Remove, Sketch, Loader) under the write lock, searches
 // under the read lock.
 type Namespace[K comparable] struct {
-	ents []Entry
-	keys []K            // position in ents -> key
-	pos  map[K]int      // key -> position in ents
-	byID map[string]int // id -> position in ents (removed rows dropped)
+	// es holds the entries by position, or when the namespace was read
+	// from a snapshot those added since, from position lazy.count on: the
+	// snapshot's are decoded on first use (lazyents.go). Read entries
+	// through ent and keys through keyAt.
+	es   []Entry
+	keys []K            // position in es -> key
+	pos  map[K]int      // key -> position in es (beside lazy's table, positions added since)
+	byID map[string]int // id -> position in es (removed rows dropped; beside lazy's table)
+	lazy *lazyEnts[K]   // the entries of a snapshot not all decoded yet; nil when none
 	vecs []int8
 	// vecBuf is scratch for one vector in float32 (under the write lock).
 	vecBuf []float32
@@ -40,17 +45,22 @@ type Namespace[K comparable] struct {
 // dimension dim.
 func New[K comparable](count, dim int) *Namespace[K] {
 	return &Namespace[K]{pos: make(map[K]int, count), byID: make(map[string]int, count),
-		ents: make([]Entry, 0, count), keys: make([]K, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
+		es: make([]Entry, 0, count), keys: make([]K, 0, count), vecs: make([]int8, 0, count*dim), kw: newKeywordIndex(count)}
 }
 
 // Len returns the number of entries, removed ones included.
-func (n *Namespace[K]) Len() int { return len(n.ents) }
+func (n *Namespace[K]) Len() int {
+	if n.lazy != nil {
+		return n.lazy.count + len(n.es)
+	}
+	return len(n.es)
+}
 
 // ByID returns the entry of record id, or nil when there is none. The
 // entry must not be modified, nor kept beyond the read lock.
 func (n *Namespace[K]) ByID(id string) *Entry {
-	if i, ok := n.byID[id]; ok {
-		return &n.ents[i]
+	if i, ok := n.idPos(id); ok {
+		return n.ent(i)
 	}
 	return nil
 }
@@ -58,8 +68,8 @@ func (n *Namespace[K]) ByID(id string) *Entry {
 // Key returns the row key of record id, when the namespace holds it (as
 // ByID). It must be called under the read lock.
 func (n *Namespace[K]) Key(id string) (K, bool) {
-	if i, ok := n.byID[id]; ok {
-		return n.keys[i], true
+	if i, ok := n.idPos(id); ok {
+		return n.keyAt(i), true
 	}
 	var k K
 	return k, false
@@ -67,11 +77,11 @@ func (n *Namespace[K]) Key(id string) (K, bool) {
 
 // Match returns the id of the row key when it is indexed and passes c.
 func (n *Namespace[K]) Match(key K, c *Cond) (string, bool) {
-	i, ok := n.pos[key]
-	if !ok || !c.Matches(&n.ents[i]) {
+	i, ok := n.posOf(key)
+	if !ok || !c.Matches(n.ent(i)) {
 		return "", false
 	}
-	return n.ents[i].ID, true
+	return n.ent(i).ID, true
 }
 
 // Upsert adds or replaces the entry of row key; emb is the raw
@@ -84,19 +94,19 @@ func (n *Namespace[K]) Upsert(key K, e Entry, emb, text []byte) {
 // upsert is Upsert, taking what p holds from p when it is not nil (see
 // Prepared).
 func (n *Namespace[K]) upsert(key K, e Entry, emb, text []byte, p *Prepared) {
-	i, ok := n.pos[key]
+	i, ok := n.posOf(key)
 	if p != nil {
 		e.hash = p.hash
 	} else {
 		e.hash = textHash(text)
 	}
-	if ok && n.ents[i].indexed && n.ents[i].hash == e.hash {
-		old := &n.ents[i]
+	if ok && n.ent(i).indexed && n.ent(i).hash == e.hash {
+		old := n.ent(i)
 		e.indexed, e.dl, e.tOff, e.tLen = true, old.dl, old.tOff, old.tLen
 	} else {
-		at := len(n.ents)
+		at := n.Len()
 		if ok {
-			n.kw.unindex(i, &n.ents[i])
+			n.kw.unindex(i, n.ent(i))
 			at = i
 		}
 		if p != nil {
@@ -116,16 +126,16 @@ func (n *Namespace[K]) upsert(key K, e Entry, emb, text []byte, p *Prepared) {
 // taken from p when it is not nil.
 func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 	dim := len(emb) / 4
-	i, ok := n.pos[key]
+	i, ok := n.posOf(key)
 	if ok {
 		n.build.touch(i)
 	}
 	e.sk = -1
 	if ok {
-		e.sk = n.ents[i].sk // reuse the sketch slot
+		e.sk = n.ent(i).sk // reuse the sketch slot
 	}
-	if ok && n.ents[i].dim == dim && dim > 0 {
-		e.off = n.ents[i].off // overwrite in place
+	if ok && n.ent(i).dim == dim && dim > 0 {
+		e.off = n.ent(i).off // overwrite in place
 	} else if dim > 0 {
 		e.off = len(n.vecs)
 		if cap(n.vecs)-len(n.vecs) < dim {
@@ -146,7 +156,7 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 		copy(n.vecs[e.off:e.off+dim], p.codes)
 		e.vs, e.ve = p.vs, p.ve
 		if n.sketching {
-			at := len(n.ents)
+			at := n.Len()
 			if ok {
 				at = i
 			}
@@ -160,7 +170,7 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 		normalizeRaw(emb, v)
 		e.vs, e.ve = quantize(v, n.vecs[e.off:e.off+dim])
 		if n.sketching {
-			at := len(n.ents)
+			at := n.Len()
 			if ok {
 				at = i
 			}
@@ -173,25 +183,24 @@ func (n *Namespace[K]) put(key K, e Entry, emb []byte, p *Prepared) {
 		e.sk = -1
 	}
 	if ok {
-		old := n.ents[i]
-		n.ents[i] = e
+		old := *n.ent(i)
+		*n.ent(i) = e
 		n.byID[e.ID] = i
-		n.thrCap += n.thr.moved(n.ents, int32(i), &old)
+		n.thrCap += n.thr.moved(n.ent, int32(i), &old)
 		return
 	}
-	n.pos[key] = len(n.ents)
-	n.byID[e.ID] = len(n.ents)
-	n.ents = append(n.ents, e)
-	n.keys = append(n.keys, key)
-	n.thrCap += n.thr.moved(n.ents, int32(len(n.ents)-1), nil)
+	n.pos[key] = n.Len()
+	n.byID[e.ID] = n.Len()
+	n.appendEntry(e, key)
+	n.thrCap += n.thr.moved(n.ent, int32(n.Len()-1), nil)
 }
 
 // Remove hides a row that is gone (hard-deleted) from every search and
 // from ByID.
 func (n *Namespace[K]) Remove(key K) {
-	if i, ok := n.pos[key]; ok {
+	if i, ok := n.posOf(key); ok {
 		n.build.touch(i)
-		e := &n.ents[i]
+		e := n.ent(i)
 		n.kw.unindex(i, e)
 		if e.Thread != "" && e.Seq != -1 {
 			n.thrCap += n.thr.drop(e.Thread, int32(i))
@@ -266,7 +275,7 @@ func (l *Loader[K]) Add(key K, e Entry, emb, text []byte) {
 		return
 	}
 	if len(l.cur.ends) == 0 {
-		l.cur.start = len(l.n.ents)
+		l.cur.start = l.n.Len()
 	}
 	l.n.put(key, e, emb, nil)
 	l.cur.buf = append(l.cur.buf, text...)
@@ -290,7 +299,7 @@ func (l *Loader[K]) Close() {
 	<-l.done
 	l.ch = nil
 	for i, f := range l.fields {
-		e := &l.n.ents[i]
+		e := l.n.ent(i)
 		e.hash, e.dl, e.tOff, e.tLen, e.indexed = f.hash, f.dl, f.tOff, f.tLen, true
 	}
 }
@@ -307,12 +316,12 @@ func (n *Namespace[K]) Sketch(mu *sync.RWMutex) {
 		return
 	}
 	switch {
-	case len(n.ents) >= sketchMin:
+	case n.Len() >= sketchMin:
 		n.BuildSketches()
-	case len(n.ents) >= sketchAsyncMin:
+	case n.Len() >= sketchAsyncMin:
 		// Worth having, but not worth delaying this call for: a
 		// one-shot process exits before it would pay off.
-		b := &sketchBuild{count: len(n.ents)}
+		b := &sketchBuild{count: n.Len()}
 		n.build = b
 		n.builds++
 		go n.buildSketchesAsync(mu, b)
@@ -329,8 +338,9 @@ func (n *Namespace[K]) BuildSketches() {
 	n.builds++
 	n.signs, n.skEnt, n.sketchDim = n.signs[:0], n.skEnt[:0], 0
 	n.sketching = true
-	for i := range n.ents {
-		e := &n.ents[i]
+	n.decodeAll()
+	for i := range n.Len() {
+		e := n.ent(i)
 		e.sk = -1
 		if e.dim > 0 {
 			e.sk = n.setSketch(-1, n.vector(e), i)
@@ -368,11 +378,11 @@ func (b *sketchBuild) touch(i int) {
 
 // step sketches the next chunk of entries, under the read lock, and
 // reports whether every entry of the snapshot is done.
-func (b *sketchBuild) step(vecs []int8, ents []Entry) bool {
+func (b *sketchBuild) step(vecs []int8, ents entAt) bool {
 	if b.sks == nil {
 		for i := range b.count {
-			if ents[i].dim > 0 {
-				b.dim = ents[i].dim
+			if ents(i).dim > 0 {
+				b.dim = ents(i).dim
 				break
 			}
 		}
@@ -386,7 +396,7 @@ func (b *sketchBuild) step(vecs []int8, ents []Entry) bool {
 	words := sketchWords(b.dim)
 	end := min(b.next+sketchChunk, b.count)
 	for i := b.next; i < end; i++ {
-		e := &ents[i]
+		e := ents(i)
 		b.sks[i] = -1
 		if b.dim > 0 && e.dim == b.dim {
 			b.sks[i] = len(b.signs)
@@ -406,22 +416,22 @@ func (b *sketchBuild) step(vecs []int8, ents []Entry) bool {
 func (n *Namespace[K]) install(b *sketchBuild) {
 	n.build = nil
 	for i, sk := range b.sks {
-		n.ents[i].sk = sk
+		n.ent(i).sk = sk
 	}
 	n.signs, n.skEnt, n.sketchDim, n.sketchBuf = b.signs, b.skEnt, b.dim, b.buf
 	n.sketching = true
 	for _, i := range b.dirty {
 		n.resketch(i)
 	}
-	for i := b.count; i < len(n.ents); i++ {
-		n.ents[i].sk = -1
+	for i := b.count; i < n.Len(); i++ {
+		n.ent(i).sk = -1
 		n.resketch(i)
 	}
 }
 
 // resketch brings the sketch of entry position i up to date with its vector.
 func (n *Namespace[K]) resketch(i int) {
-	e := &n.ents[i]
+	e := n.ent(i)
 	if e.dim == 0 {
 		e.sk = -1
 		return
@@ -440,7 +450,7 @@ func (n *Namespace[K]) buildSketchesAsync(mu *sync.RWMutex, b *sketchBuild) {
 			mu.RUnlock()
 			return
 		}
-		done = b.step(n.vecs, n.ents)
+		done = b.step(n.vecs, n.ent)
 		mu.RUnlock()
 	}
 	mu.Lock()

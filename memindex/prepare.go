@@ -55,7 +55,7 @@ func (p *Prepared) Matches(emb, text []byte) bool {
 // prepared from.
 func (n *Namespace[K]) PutPrepared(key K, e Entry, p *Prepared) {
 	n.upsert(key, e, p.emb, p.text, p)
-	if i, ok := n.pos[key]; ok && n.ents[i].indexed {
-		n.kw.setLevel(i, &n.ents[i])
+	if i, ok := n.posOf(key); ok && n.ent(i).indexed {
+		n.kw.setLevel(i, n.ent(i))
 	}
 }

@@ -71,13 +71,13 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 	a.kw.buf, b.kw.buf = nil, nil
 	a.kw.scratch, b.kw.scratch = nil, nil
 	if !reflect.DeepEqual(a, b) {
-		for i := range min(len(a.ents), len(b.ents)) {
-			if !reflect.DeepEqual(a.ents[i], b.ents[i]) {
-				t.Fatalf("entry %d: Put %+v, PutPrepared %+v", i, a.ents[i], b.ents[i])
+		for i := range min(a.Len(), b.Len()) {
+			if !reflect.DeepEqual(*a.ent(i), *b.ent(i)) {
+				t.Fatalf("entry %d: Put %+v, PutPrepared %+v", i, *a.ent(i), *b.ent(i))
 			}
 		}
 		t.Fatalf("the namespaces differ (entries %d and %d; vectors equal %v, signs equal %v, keyword index equal %v)",
-			len(a.ents), len(b.ents), reflect.DeepEqual(a.vecs, b.vecs), reflect.DeepEqual(a.signs, b.signs), reflect.DeepEqual(a.kw, b.kw))
+			a.Len(), b.Len(), reflect.DeepEqual(a.vecs, b.vecs), reflect.DeepEqual(a.signs, b.signs), reflect.DeepEqual(a.kw, b.kw))
 	}
 	if !a.sketching || len(a.signs) == 0 || a.kw.docs == 0 {
 		t.Fatal("the test built no sketches or no postings")

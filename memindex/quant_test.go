@@ -67,8 +67,8 @@ func (qc *quantCorpus) exact(calls *int) Exact {
 // descending id.
 func (qc *quantCorpus) scan(q []float32, c *Cond, n int) []mnemo.Hit {
 	var all []scored
-	for i := range qc.n.ents {
-		if e := &qc.n.ents[i]; e.dim == len(q) && c.Matches(e) {
+	for i := range qc.n.Len() {
+		if e := qc.n.ent(i); e.dim == len(q) && c.Matches(e) {
 			all = append(all, scored{i, cosineRaw(q, qc.raw[e.ID])})
 		}
 	}
@@ -152,8 +152,8 @@ func TestQuantizedMatchesFloat32(t *testing.T) {
 		}
 		qc := newQuantCorpus(vecs, 1)
 		maxErr := 0.0
-		for i := range qc.n.ents {
-			maxErr = max(maxErr, float64(qc.n.ents[i].ve))
+		for i := range qc.n.Len() {
+			maxErr = max(maxErr, float64(qc.n.ent(i).ve))
 		}
 		t.Logf("%s: largest quantisation error norm %.5f", kind, maxErr)
 		conds := []*Cond{
@@ -260,8 +260,8 @@ func (qc *quantCorpus) withFloatSketches(f func() []mnemo.Hit) []mnemo.Hit {
 		qc.signs32 = slices.Clone(n.signs)
 		words := sketchWords(n.sketchDim)
 		buf := make([]float32, words*64)
-		for i := range n.ents {
-			if e := &n.ents[i]; e.sk >= 0 {
+		for i := range n.Len() {
+			if e := n.ent(i); e.sk >= 0 {
 				sketch(qc.norm[i*qc.dim:(i+1)*qc.dim], qc.signs32[e.sk:e.sk+words], buf)
 			}
 		}
@@ -289,7 +289,7 @@ func TestSnapshotOldVersionRefused(t *testing.T) {
 	b := buf.Bytes()
 	binary.LittleEndian.PutUint32(b[8:], 2)
 	binary.LittleEndian.PutUint32(b[len(b)-snapTrailer+12:], 2)
-	if _, _, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, nil); !errors.Is(err, ErrSnapshot) {
+	if _, _, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, nil); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("a version-2 snapshot: %v, want ErrSnapshot", err)
 	}
 	if _, err := PeekSnapshot(b); !errors.Is(err, ErrSnapshot) {

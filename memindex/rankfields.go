@@ -17,11 +17,11 @@ func (n *Namespace[K]) RankFields(ns string, ids []string, clearance int, q []fl
 	keys := make([]K, 0, len(ids))
 	recs := make([]mnemo.Record, len(ids)) // one allocation for all
 	for _, id := range ids {
-		i, ok := n.byID[id]
+		i, ok := n.idPos(id)
 		if !ok {
 			continue
 		}
-		e := &n.ents[i]
+		e := n.ent(i)
 		if e.Deleted || e.Seq == -1 || e.AccessLevel > clearance {
 			continue
 		}
@@ -54,7 +54,7 @@ func (n *Namespace[K]) RankFields(ns string, ids []string, clearance int, q []fl
 			f.Sem, f.HasSem = float64(e.vs)*dotCodes(q, n.vecs[e.off:e.off+e.dim]), true
 		}
 		out = append(out, f)
-		keys = append(keys, n.keys[i])
+		keys = append(keys, n.keyAt(i))
 	}
 	return out, keys
 }

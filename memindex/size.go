@@ -39,7 +39,10 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	)
 	var k K
 	keySz := int64(unsafe.Sizeof(k))
-	b := int64(cap(n.ents))*entrySz + int64(cap(n.keys))*keySz + n.stringBytes()
+	b := int64(cap(n.es))*entrySz + int64(cap(n.keys))*keySz + n.stringBytes()
+	if l := n.lazy; l != nil {
+		b += l.next.Load()*entrySz + 4*int64(cap(l.slot)) // the entries decoded so far
+	}
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
 	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
 	kw := &n.kw
@@ -79,14 +82,14 @@ func mapBytes(count int, elem int64) int64 {
 // stringBytes estimates the bytes of the entries' strings and tag lists
 // from an evenly spaced sample of them.
 func (n *Namespace[K]) stringBytes() int64 {
-	total := len(n.ents)
+	total := n.Len()
 	if total == 0 {
 		return 0
 	}
 	step := max(1, total/sampleEntries)
 	var sum, seen int64
 	for i := 0; i < total; i += step {
-		e := &n.ents[i]
+		e := n.ent(i)
 		s := len(e.ID) + len(e.Layer) + len(e.Kind) + len(e.Scope) + len(e.Component) + len(e.Mission) +
 			len(e.Thread) + len(e.Outcome) + 16*cap(e.Tags)
 		for _, t := range e.Tags {
@@ -104,8 +107,12 @@ func (n *Namespace[K]) stringBytes() int64 {
 // afterwards.
 func (n *Namespace[K]) Evicted() {
 	n.build = nil
+	if l := n.lazy; l != nil {
+		filled(l.dense) // its memory goes back to the heap: no huge pages for small objects
+	}
 }
 
 // SnapshotEntryBytes is the size of one entry in a snapshot's entry table,
-// which a namespace read from a snapshot decodes and no longer points into.
+// which a namespace read from a snapshot keeps mapped beside the entries it
+// decodes from it (MemoryBytes counts those).
 const SnapshotEntryBytes = entrySize

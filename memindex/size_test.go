@@ -111,7 +111,7 @@ func TestMemoryBytesSnapshot(t *testing.T) {
 		words := make([]uint64, (len(file)+7)/8)
 		data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words))[:len(file)]
 		copy(data, file)
-		ns, _, err := ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, nil)
+		ns, _, err := ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +286,7 @@ func TestMemoryBytesCounters(t *testing.T) {
 	if err := n.WriteSnapshot(&buf, "counters", 1, func(k int64) uint64 { return uint64(k) }); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err := ReadSnapshot([]byte(buf.String()), func(k uint64) int64 { return int64(k) }, nil)
+	back, _, err := ReadSnapshot([]byte(buf.String()), func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,8 +67,8 @@ func TestSketchSearchRecall(t *testing.T) {
 		qv, _ := embed.NewHash(384).Embed(context.Background(), []string{text()})
 		q := qv[0]
 		exact := make([]scored, 0, n)
-		for i := range idx.ents {
-			e := &idx.ents[i]
+		for i := range idx.Len() {
+			e := idx.ent(i)
 			if e.dim > 0 {
 				exact = append(exact, scored{i, dot(q, norm[i])})
 			}
@@ -76,7 +76,7 @@ func TestSketchSearchRecall(t *testing.T) {
 		sort.Slice(exact, func(a, b int) bool { return exact[a].score > exact[b].score })
 		want := map[string]bool{}
 		for _, x := range exact[:100] {
-			want[idx.ents[x.i].ID] = true
+			want[idx.ent(int(x.i)).ID] = true
 		}
 		got := idx.VectorExact(q, c, 100, nil)
 		if len(got) != 100 {

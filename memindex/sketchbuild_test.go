@@ -52,8 +52,8 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 	want := make([]uint64, words)
 	buf := make([]float32, words*64)
 	live := 0
-	for i := range n.ents {
-		e := &n.ents[i]
+	for i := range n.Len() {
+		e := n.ent(i)
 		if e.dim != n.sketchDim || e.dim == 0 {
 			continue // any slot it holds is stale: counted below
 		}
@@ -73,7 +73,7 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 	// another slot or lost its vector), which sketchSearch skips.
 	stale := 0
 	for k, i := range n.skEnt {
-		if e := &n.ents[i]; e.sk != k*words || e.dim != n.sketchDim {
+		if e := n.ent(int(i)); e.sk != k*words || e.dim != n.sketchDim {
 			stale++
 		}
 	}
@@ -88,11 +88,11 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 func checkSelfSearch(t *testing.T, n *Namespace[int], from int, also ...int) {
 	t.Helper()
 	c := Compile(mnemo.Scope{Namespace: "x", Clearance: mnemo.MaxAccessLevel}, mnemo.Filter{}, time.Now())
-	for i := range n.ents {
+	for i := range n.Len() {
 		if i < from && i%50 != 0 && !slices.Contains(also, i) {
 			continue
 		}
-		e := &n.ents[i]
+		e := n.ent(i)
 		if e.dim != testDim || e.Deleted {
 			continue
 		}
@@ -124,11 +124,11 @@ func TestSketchBuildCatchesUpWrites(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	n := fillNamespace(rng, 3000)
 	n.Upsert(5000, testEntry(5000), nil, []byte("no vector yet"))
-	b := &sketchBuild{count: len(n.ents)}
+	b := &sketchBuild{count: n.Len()}
 	n.build = b
 	next := 6000
 	for step := 0; ; step++ {
-		done := b.step(n.vecs, n.ents)
+		done := b.step(n.vecs, n.ent)
 		switch step % 6 {
 		case 0: // a new record
 			n.Upsert(next, testEntry(next), testVec(rng, testDim), []byte("new"))
@@ -223,7 +223,7 @@ func TestSketchBuildDropped(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	n := fillNamespace(rng, sketchAsyncMin)
 	var mu sync.RWMutex
-	b := &sketchBuild{count: len(n.ents)}
+	b := &sketchBuild{count: n.Len()}
 	n.build = b
 	n.BuildSketches()
 	n.Upsert(1, testEntry(1), testVec(rng, testDim), []byte("changed"))
@@ -232,7 +232,7 @@ func TestSketchBuildDropped(t *testing.T) {
 		t.Fatal("a dropped build ran")
 	}
 	checkSketches(t, n)
-	checkSelfSearch(t, n, len(n.ents))
+	checkSelfSearch(t, n, n.Len())
 }
 
 // BenchmarkSketch measures the sketch of one 384-dimensional vector, the

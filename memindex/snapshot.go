@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -25,8 +26,11 @@ import (
 // index (terms, postings, each entry's distinct terms) and each thread's
 // order. Removed entries are left out and positions renumbered in order,
 // so a snapshot of a namespace equals one of the namespace rebuilt from
-// its rows in the same order. The per-access-level keyword statistics
-// are recounted from the entries when it is read.
+// its rows in the same order. It also holds what reading it would
+// otherwise recount from every entry: the keyword index's totals and
+// per-access-level statistics (secStats), and the entries' positions by
+// row key and by id (secByKey, secByID), so that a reader decodes an entry
+// only when it first uses it (lazyents.go).
 //
 // Layout (little-endian): a fixed header, the sections, each aligned to 8
 // bytes (the vectors and sketches to snapAlign, so that they can be
@@ -34,13 +38,14 @@ import (
 // each section) and a trailer holding the directory's offset, its CRC and
 // the magic again. A file cut short, overwritten in part or written by
 // another version fails the trailer, the directory's or a section's CRC
-// and is refused as a whole. Three sections are checked as they are used
-// instead: each vector against its own CRC (secVecCRC), and the postings
-// and term lists by blocks of 64 KiB (secBlockCRC, lazycrc.go), so that
-// a process that reads a few of them does not read them all.
+// and is refused as a whole. Six sections are checked as they are used
+// instead: each vector and each entry against its own CRC (secVecCRC,
+// secEntCRC), and the strings, their ends, the postings and the term
+// lists by blocks of 64 KiB (secBlockCRC, lazycrc.go), so that a process
+// that reads a few of them does not read them all.
 //
-// Reading maps the big arrays (vectors, sketches, postings, term lists,
-// thread orders) in place: the Namespace then points into the bytes it was
+// Reading maps the big arrays (entries, strings, vectors, sketches,
+// postings, term lists, thread orders) in place: the Namespace then points into the bytes it was
 // read from, which must stay valid and writable (a private copy-on-write
 // mapping, or a heap buffer) for as long as the Namespace lives. Slices
 // that point into them have no spare capacity, so growing one copies it
@@ -49,7 +54,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 5       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists
+	snapVersion = 6       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -74,7 +79,11 @@ const (
 	secVecMeta
 	secVecs
 	secSigns
-	secBlockCRC // CRC-32C of each lazyBlock of secPostings, then of secArena (lazycrc.go)
+	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secPostings and secArena, in that order (lazycrc.go)
+	secByKey    // (key uint64, position uint32, 0 uint32) of each entry, by key
+	secByID     // (id's string uint32, position uint32) of each entry, by id
+	secStats    // the keyword index's totals and per-level statistics (writeStats)
+	secEntCRC   // CRC-32C of each entry of secEntries (lazyents.go)
 	numSections
 )
 
@@ -203,11 +212,11 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	}
 	// Live entries in order, and the renumbering.
 	keys := n.keys
-	newPos := make([]int32, len(n.ents))
-	live := make([]int32, 0, len(n.ents))
-	for i := range n.ents {
+	newPos := make([]int32, n.Len())
+	live := make([]int32, 0, n.Len())
+	for i := range n.Len() {
 		newPos[i] = -1
-		if n.ents[i].Seq != -1 {
+		if n.ent(i).Seq != -1 {
 			newPos[i] = int32(len(live))
 			live = append(live, int32(i))
 		}
@@ -235,7 +244,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	var tags []uint32
 	tagOff := make([]uint32, len(live))
 	for j, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		refs[j].s = [9]uint32{ref(e.ID), ref(string(e.Layer)), ref(string(e.Kind)), ref(e.Scope),
 			ref(e.Component), ref(e.Mission), ref(e.Thread), ref(e.Outcome), ref(e.Speaker)}
 		tagOff[j] = uint32(len(tags))
@@ -282,18 +291,18 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	sw.write([]byte(label))
 	sw.end()
 
-	sw.begin(secStrings, 8)
+	sw.beginBlocks(secStrings, 8)
 	for _, s := range strs {
 		sw.write(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
-	sw.end()
-	sw.begin(secStringEnds, 8)
+	sw.endBlocks()
+	sw.beginBlocks(secStringEnds, 8)
 	end := uint64(0)
 	for _, s := range strs {
 		end += uint64(len(s))
 		sw.u64(end)
 	}
-	sw.end()
+	sw.endBlocks()
 
 	// Vectors, arena and sketches are renumbered as the entries are.
 	words := 0
@@ -301,10 +310,11 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		words = sketchWords(n.sketchDim)
 	}
 	var vecOff, tOff, skOff uint64
+	entCRC := make([]uint32, 0, len(live))
 	sw.begin(secEntries, 8)
 	var eb [entrySize]byte
 	for j, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		le := binary.LittleEndian
 		le.PutUint64(eb[0:], key(keys[i]))
 		le.PutUint64(eb[8:], uint64(e.Seq))
@@ -349,8 +359,14 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		le.PutUint32(eb[156:], refs[j].s[8])
 		le.PutUint32(eb[160:], uint32(len(e.Authors)))
 		sw.write(eb[:])
+		entCRC = append(entCRC, crc32.Checksum(eb[:], castagnoli()))
 		vecOff += uint64(e.dim)
 		tOff += uint64(e.tLen)
+	}
+	sw.end()
+	sw.begin(secEntCRC, 8)
+	for _, c := range entCRC {
+		sw.u32(c)
 	}
 	sw.end()
 
@@ -388,7 +404,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 
 	sw.beginBlocks(secArena, 8)
 	for _, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		for _, t := range n.kw.arena[e.tOff : e.tOff+e.tLen] {
 			sw.u32(uint32(t))
 		}
@@ -416,7 +432,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	sw.begin(secSkEnt, 8)
 	if n.sketching {
 		for j, i := range live {
-			if n.ents[i].sk >= 0 {
+			if n.ent(int(i)).sk >= 0 {
 				sw.u32(uint32(j))
 			}
 		}
@@ -425,7 +441,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 
 	sw.begin(secVecCRC, 8)
 	for _, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		c := uint32(0)
 		if e.dim > 0 {
 			c = crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli())
@@ -436,7 +452,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 
 	sw.begin(secVecMeta, 8)
 	for _, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		sw.u32(math.Float32bits(e.vs))
 		sw.u32(math.Float32bits(e.ve))
 	}
@@ -444,7 +460,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 
 	sw.begin(secVecs, snapAlign)
 	for _, i := range live {
-		e := &n.ents[i]
+		e := n.ent(int(i))
 		if e.dim > 0 {
 			sw.write(int8Bytes(n.vecs[e.off : e.off+e.dim]))
 		}
@@ -454,13 +470,40 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	sw.begin(secSigns, snapAlign)
 	if n.sketching {
 		for _, i := range live {
-			if sk := n.ents[i].sk; sk >= 0 {
+			if sk := n.ent(int(i)).sk; sk >= 0 {
 				for _, x := range n.signs[sk : sk+words] {
 					sw.u64(x)
 				}
 			}
 		}
 	}
+	sw.end()
+
+	// Lookup tables by key and by id, and the keyword statistics.
+	byKey := make([]int32, len(live))
+	for j := range byKey {
+		byKey[j] = int32(j)
+	}
+	byID := slices.Clone(byKey)
+	sort.Slice(byKey, func(a, b int) bool { return key(keys[live[byKey[a]]]) < key(keys[live[byKey[b]]]) })
+	sort.SliceStable(byID, func(a, b int) bool {
+		ia, ib := n.ent(int(live[byID[a]])).ID, n.ent(int(live[byID[b]])).ID
+		return ia < ib || (ia == ib && byID[a] > byID[b]) // a repeated id: the later entry first, as a map by id holds it
+	})
+	sw.begin(secByKey, 8)
+	for _, j := range byKey {
+		sw.u64(key(keys[live[j]]))
+		sw.u64(uint64(j))
+	}
+	sw.end()
+	sw.begin(secByID, 8)
+	for _, j := range byID {
+		sw.u32(refs[j].s[0])
+		sw.u32(uint32(j))
+	}
+	sw.end()
+	sw.begin(secStats, 8)
+	n.writeStats(sw, live)
 	sw.end()
 
 	sw.begin(secBlockCRC, 8)
@@ -567,7 +610,7 @@ type SnapshotGrow func(off, n, extra int) []byte
 // checking every section's checksum; key decodes a row key. The result
 // points into data (see above). grow, when not nil, maps the vectors and
 // sketches with room to append without copying them.
-func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGrow) (ns *Namespace[K], h SnapshotHeader, err error) {
+func ReadSnapshot[K comparable](data []byte, key func(uint64) K, enc func(K) uint64, grow SnapshotGrow) (ns *Namespace[K], h SnapshotHeader, err error) {
 	if !littleEndian {
 		return nil, h, snapErr("big-endian host")
 	}
@@ -605,13 +648,13 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, grow SnapshotGr
 		}
 	}
 	defer wait()
-	for _, i := range []int{secLabel, secStrings, secStringEnds, secEntries, secTags, secTerms, secPostingEnds,
-		secThreads, secThreadPos, secSkEnt, secVecCRC, secVecMeta, secBlockCRC} {
+	for _, i := range []int{secLabel, secTags, secTerms, secPostingEnds, secThreads, secThreadPos, secSkEnt,
+		secVecCRC, secVecMeta, secBlockCRC, secByKey, secByID, secStats, secEntCRC} {
 		if err := f.check(i, f.section(i)); err != nil {
 			return nil, h, err
 		}
 	}
-	ns, err = decodeSnapshot(f, key, vecB, signB)
+	ns, err = decodeSnapshot(f, key, enc, vecB, signB)
 	if wait(); berr != nil {
 		return nil, h, berr
 	}
@@ -632,151 +675,65 @@ func castSlice[T any](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b[:1]))), cap(b)/size)[:len(b)/size]
 }
 
-func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB []byte) (*Namespace[K], error) {
-	le := binary.LittleEndian
-	strB := f.section(secStrings)
+func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) uint64, vecB, signB []byte) (*Namespace[K], error) {
+	n := &Namespace[K]{pos: map[K]int{}, byID: map[string]int{},
+		keys: make([]K, f.ents, f.ents+f.ents/8+16),
+		vecs: castSlice[int8](vecB), kw: newKeywordIndex(f.ents)}
+	// The sections checked block by block, in the order of their blocks'
+	// checksums.
+	blk := castSlice[uint32](f.section(secBlockCRC))
+	lazy := [4]*lazySection{}
+	for j, sec := range []int{secStrings, secStringEnds, secPostings, secArena} {
+		b := f.section(sec)
+		nb := lazyBlocks(len(b))
+		if len(blk) < nb {
+			return nil, snapErr("block checksums")
+		}
+		lazy[j] = newLazySection(b, blk[:nb:nb], &n.corrupt)
+		blk = blk[nb:]
+	}
+	if len(blk) != 0 {
+		return nil, snapErr("block checksums")
+	}
 	ends := castSlice[uint64](f.section(secStringEnds))
-	if len(ends) != f.strs {
-		return nil, snapErr("string table")
-	}
-	strs := hugeSlice[string](f.strs, f.strs)
-	defer filled(strs)
-	from := uint64(0)
-	for i, e := range ends {
-		strs[i] = unsafe.String(unsafe.SliceData(strB[from:e]), int(e-from))
-		from = e
-	}
 	entB := f.section(secEntries)
-	if len(entB) != f.ents*entrySize {
-		return nil, snapErr("entries")
+	if len(ends) != f.strs || len(entB) != f.ents*entrySize {
+		return nil, snapErr("string or entry table")
 	}
-	tagRefs := castSlice[uint32](f.section(secTags))
-	tags := make([]string, len(tagRefs))
-	for i, r := range tagRefs {
-		tags[i] = strs[r]
-	}
-	vecs := castSlice[int8](vecB)
 	vmeta := castSlice[float32](f.section(secVecMeta))
 	if len(vmeta) != 2*f.ents {
 		return nil, snapErr("vector scales")
 	}
-	n := &Namespace[K]{pos: make(map[K]int, f.ents), byID: make(map[string]int, f.ents),
-		ents: hugeSlice[Entry](f.ents, f.ents+f.ents/8+16), keys: make([]K, f.ents, f.ents+f.ents/8+16),
-		vecs: vecs, kw: newKeywordIndex(f.ents)}
-	defer filled(n.ents)
 	arena := castSlice[int32](f.section(secArena))
-	// The maps by key and by id are filled on other cores while the
-	// entries are decoded.
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for i := range f.ents {
-			k := key(le.Uint64(entB[i*entrySize:]))
-			n.pos[k], n.keys[i] = i, k
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for i := range f.ents {
-			if r := le.Uint32(entB[i*entrySize+64:]); int(r) < len(strs) {
-				n.byID[strs[r]] = i
-			}
-		}
-	}()
-	defer wg.Wait()
-	var docs int
-	var total int64
-	var live int
-	for i := range f.ents {
-		b := entB[i*entrySize : (i+1)*entrySize]
-		e := &n.ents[i]
-		e.ID = strs[le.Uint32(b[64:])]
-		e.Layer = mnemo.Layer(strs[le.Uint32(b[68:])])
-		e.Kind = mnemo.Kind(strs[le.Uint32(b[72:])])
-		e.Scope = strs[le.Uint32(b[76:])]
-		e.Component = strs[le.Uint32(b[80:])]
-		e.Mission = strs[le.Uint32(b[84:])]
-		e.Thread = strs[le.Uint32(b[88:])]
-		e.Outcome = strs[le.Uint32(b[92:])]
-		if tn := le.Uint32(b[100:]); tn > 0 {
-			to := le.Uint32(b[96:])
-			e.Tags = tags[to : to+tn : to+tn]
-		}
-		if on := le.Uint32(b[124:]) >> 8; on > 0 {
-			to := le.Uint32(b[96:]) + le.Uint32(b[100:])
-			if uint64(to)+uint64(on) > uint64(len(tags)) {
-				return nil, snapErr("operators of entry %d out of bounds", i)
-			}
-			e.Operators = tags[to : to+on : to+on]
-		}
-		e.Seq = int64(le.Uint64(b[8:]))
-		e.Created = int64(le.Uint64(b[16:]))
-		e.ValidFrom = int64(le.Uint64(b[24:]))
-		e.ValidTo = int64(le.Uint64(b[32:]))
-		e.Criticality = math.Float64frombits(le.Uint64(b[40:]))
-		e.AccessLevel = int(int64(le.Uint64(b[48:])))
-		e.off = int(le.Uint64(b[56:]))
-		e.dim = int(le.Uint32(b[104:]))
-		e.sk = int(int32(le.Uint32(b[108:])))
-		e.dl = int32(le.Uint32(b[112:]))
-		e.tOff = int32(le.Uint32(b[116:]))
-		e.tLen = int32(le.Uint32(b[120:]))
-		fl := le.Uint32(b[124:])
-		e.Deleted = fl&1 != 0
-		e.indexed = fl&2 != 0
-		e.Extracted = fl&4 != 0
-		e.Importance = math.Float32frombits(le.Uint32(b[128:]))
-		e.Confidence = math.Float32frombits(le.Uint32(b[132:]))
-		e.Access = int64(le.Uint64(b[136:]))
-		e.Updated = int64(le.Uint64(b[144:]))
-		e.Tokens = int32(le.Uint32(b[152:]))
-		if r := le.Uint32(b[156:]); int(r) >= len(strs) {
-			return nil, snapErr("speaker of entry %d out of bounds", i)
-		} else {
-			e.Speaker = strs[r]
-		}
-		if an := le.Uint32(b[160:]); an > 0 {
-			to := le.Uint32(b[96:]) + le.Uint32(b[100:]) + le.Uint32(b[124:])>>8
-			if uint64(to)+uint64(an) > uint64(len(tags)) {
-				return nil, snapErr("authors of entry %d out of bounds", i)
-			}
-			e.Authors = tags[to : to+an : to+an]
-		}
-		e.vs, e.ve = vmeta[2*i], vmeta[2*i+1]
-		if e.dim > 0 && e.off+e.dim > len(vecs) {
-			return nil, snapErr("vector of entry %d out of bounds", i)
-		}
-		if int(e.tOff)+int(e.tLen) > len(arena) || e.tOff < 0 || e.tLen < 0 {
-			return nil, snapErr("terms of entry %d out of bounds", i)
-		}
-		if e.indexed {
-			docs++
-			total += int64(e.dl)
-			live += int(e.tLen)
-		}
-		// e.hash stays 0: the text hash is per process, so the next write
-		// of the row indexes its text again.
+	l := &lazyEnts[K]{count: f.ents, slot: make([]atomic.Int32, f.ents), dense: hugeSlice[Entry](f.ents, f.ents),
+		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
+		tagRefs: castSlice[uint32](f.section(secTags)), vmeta: vmeta, vecLen: len(n.vecs), arenaLen: len(arena),
+		key: key, enc: enc, byKey: f.section(secByKey), byID: castSlice[uint32](f.section(secByID)),
+		corruptFlg: &n.corrupt}
+	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents {
+		return nil, snapErr("lookup tables")
 	}
-	// Keyword index. The statistics per access level are counted from
-	// the entries meanwhile.
+	le := binary.LittleEndian
+	for j := 1; j < f.ents; j++ { // strictly ascending: one entry per key
+		if le.Uint64(l.byKey[16*j:]) <= le.Uint64(l.byKey[16*(j-1):]) {
+			return nil, snapErr("lookup table by key")
+		}
+	}
+	n.lazy = l
+	str := func(r uint32) string {
+		v, ok := l.str(r)
+		if !ok {
+			panic(snapErr("string %d", r)) // recovered by ReadSnapshot
+		}
+		return v
+	}
+	// Keyword index.
 	k := &n.kw
 	k.arena = arena[:len(arena):len(arena)]
-	// The postings and term lists are checked block by block as they
-	// are first read (lazycrc.go).
-	postB, arenaB := f.section(secPostings), f.section(secArena)
-	blk := castSlice[uint32](f.section(secBlockCRC))
-	np, na := lazyBlocks(len(postB)), lazyBlocks(len(arenaB))
-	if len(blk) != np+na {
-		return nil, snapErr("block checksums")
+	k.lazyPost, k.lazyArena = lazy[2], lazy[3]
+	if err := k.readStats(f.section(secStats), f.ents, f.terms); err != nil {
+		return nil, err
 	}
-	k.lazyPost = newLazySection(postB, blk[:np:np], &n.corrupt)
-	k.lazyArena = newLazySection(arenaB, blk[np:], &n.corrupt)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		n.CountLevels()
-	}()
 	termRefs := castSlice[uint32](f.section(secTerms))
 	pends := castSlice[uint64](f.section(secPostingEnds))
 	posts := castSlice[posting](f.section(secPostings))
@@ -785,12 +742,16 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	}
 	k.terms = make(map[string]int32, len(termRefs)+len(termRefs)/4)
 	k.names = make([]string, len(termRefs))
-	k.postings = make([][]posting, len(termRefs))
 	pfrom := uint64(0)
+	k.postings = make([][]posting, len(termRefs))
 	for id, r := range termRefs {
-		k.terms[strs[r]] = int32(id)
-		k.names[id] = strs[r]
+		t := str(r)
+		k.terms[t] = int32(id)
+		k.names[id] = t
 		pe := pends[id]
+		if pe < pfrom || pe > uint64(len(posts)) {
+			return nil, snapErr("postings")
+		}
 		k.postings[id] = posts[pfrom:pe:pe]
 		pfrom = pe
 	}
@@ -798,7 +759,6 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		return nil, snapErr("postings")
 	}
 	k.postCap = int64(len(posts))
-	k.live, k.docs, k.totalLen = live, docs, total
 	// Thread order.
 	thrB := castSlice[uint32](f.section(secThreads))
 	thrPos := castSlice[int32](f.section(secThreadPos))
@@ -809,16 +769,25 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 		n.thr = make(threadMembers, f.thrs)
 		at := 0
 		for i := 0; i < f.thrs; i++ {
-			name, cnt := strs[thrB[2*i]], int(thrB[2*i+1])
+			name, cnt := str(thrB[2*i]), int(thrB[2*i+1])
+			if at+cnt > len(thrPos) {
+				return nil, snapErr("thread positions")
+			}
 			n.thr[name] = thrPos[at : at+cnt : at+cnt]
 			at += cnt
 		}
 		if at != len(thrPos) {
 			return nil, snapErr("thread positions")
 		}
+		for _, p := range thrPos {
+			if p < 0 || int(p) >= f.ents {
+				return nil, snapErr("thread positions")
+			}
+		}
 		n.thrCap = int64(len(thrPos))
 	}
-	// Sketches.
+	// Sketches: each entry's slot is checked against skEnt as the entry
+	// is decoded.
 	if f.flags&1 != 0 {
 		n.sketching, n.builds, n.sketchDim = true, 1, f.sketchDim
 		n.signs = castSlice[uint64](signB)
@@ -832,10 +801,11 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 			return nil, snapErr("sketches")
 		}
 		for i, p := range n.skEnt {
-			if p < 0 || int(p) >= f.ents || n.ents[p].sk != i*words {
+			if p < 0 || int(p) >= f.ents {
 				return nil, snapErr("sketch slot %d", i)
 			}
 		}
+		l.skEnt, l.words = n.skEnt, words
 	}
 	// Vectors are checked one by one when first used (a search reads
 	// few of them once sketches narrow it), or all now when there are no
@@ -849,12 +819,142 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, vecB, signB [
 	if !n.sketching && !n.VerifyVectors() {
 		return nil, snapErr("vector checksum mismatch")
 	}
-	wg.Wait()
-	if len(n.pos) != f.ents {
-		return nil, snapErr("duplicate keys")
+	if n.corrupt.Load() {
+		return nil, snapErr("entries")
 	}
 	return n, nil
 }
+
+// writeStats writes the keyword index's totals and per-access-level
+// statistics over the live entries (positions renumbered as in live),
+// which readStats reads back instead of counting them from every entry:
+// docs, total length and arena slots in use, then each level above 0
+// (level, docs, total length, number of terms, then term << 32 | df for
+// each), then the positions counted at a level (position << 32 | level).
+func (n *Namespace[K]) writeStats(sw *snapWriter, live []int32) {
+	var docs, total, slots int64
+	type lvStats struct {
+		docs, total int64
+		df          map[int32]int32
+	}
+	levels := map[int32]*lvStats{}
+	var acct []uint64
+	for j, i := range live {
+		e := n.ent(int(i))
+		if !e.indexed {
+			continue
+		}
+		docs++
+		total += int64(e.dl)
+		slots += int64(e.tLen)
+		lv := int32(min(e.AccessLevel, mnemo.MaxAccessLevel))
+		if lv == 0 {
+			continue
+		}
+		ls := levels[lv]
+		if ls == nil {
+			ls = &lvStats{df: map[int32]int32{}}
+			levels[lv] = ls
+		}
+		ls.docs++
+		ls.total += int64(e.dl)
+		for _, t := range n.kw.arena[e.tOff : e.tOff+e.tLen] {
+			ls.df[t]++
+		}
+		acct = append(acct, uint64(j)<<32|uint64(uint32(lv)))
+	}
+	sw.u64(uint64(docs))
+	sw.u64(uint64(total))
+	sw.u64(uint64(slots))
+	lvs := make([]int32, 0, len(levels))
+	for lv := range levels {
+		lvs = append(lvs, lv)
+	}
+	slices.Sort(lvs)
+	sw.u64(uint64(len(lvs)))
+	for _, lv := range lvs {
+		ls := levels[lv]
+		sw.u64(uint64(uint32(lv)))
+		sw.u64(uint64(ls.docs))
+		sw.u64(uint64(ls.total))
+		terms := make([]int32, 0, len(ls.df))
+		for t := range ls.df {
+			terms = append(terms, t)
+		}
+		slices.Sort(terms)
+		sw.u64(uint64(len(terms)))
+		for _, t := range terms {
+			sw.u64(uint64(uint32(t))<<32 | uint64(uint32(ls.df[t])))
+		}
+	}
+	sw.u64(uint64(len(acct)))
+	for _, a := range acct {
+		sw.u64(a)
+	}
+}
+
+// readStats reads what writeStats wrote, for ents entries and terms terms.
+func (k *keywordIndex) readStats(b []byte, ents, terms int) error {
+	v := castSlice[uint64](b)
+	at := 0
+	next := func() uint64 {
+		if at >= len(v) {
+			panic(snapErr("keyword statistics cut short")) // recovered by ReadSnapshot
+		}
+		at++
+		return v[at-1]
+	}
+	docs, total, slots := next(), next(), next()
+	if docs > uint64(ents) || slots > uint64(k.lazyArenaLen()) || total > math.MaxInt64 {
+		return snapErr("keyword statistics")
+	}
+	k.docs, k.totalLen, k.live = int(docs), int64(total), int(slots)
+	nl := next()
+	if nl > mnemo.MaxAccessLevel {
+		return snapErr("keyword statistics: levels")
+	}
+	for range nl {
+		lv, ld, lt, nt := next(), next(), next(), next()
+		if lv == 0 || lv > mnemo.MaxAccessLevel || ld == 0 || ld > docs || lt > total || nt > uint64(terms) {
+			return snapErr("keyword statistics: level %d", lv)
+		}
+		ls := &levelStats{docs: int(ld), totalLen: int64(lt), df: make(map[int32]int32, nt)}
+		for range nt {
+			x := next()
+			t, df := int32(x>>32), int32(uint32(x))
+			if t < 0 || int(t) >= terms || df <= 0 {
+				return snapErr("keyword statistics: level %d", lv)
+			}
+			ls.df[t] = df
+		}
+		if k.levels == nil {
+			k.levels = map[int32]*levelStats{}
+		}
+		k.levels[int32(lv)] = ls
+	}
+	na := next()
+	if na > uint64(ents) {
+		return snapErr("keyword statistics: positions")
+	}
+	if na > 0 {
+		k.acct = make([]int32, ents)
+	}
+	for range na {
+		x := next()
+		pos, lv := x>>32, uint32(x)
+		if pos >= uint64(ents) || lv == 0 || lv > mnemo.MaxAccessLevel {
+			return snapErr("keyword statistics: positions")
+		}
+		k.acct[pos] = int32(lv)
+	}
+	if at != len(v) {
+		return snapErr("keyword statistics: trailing data")
+	}
+	return nil
+}
+
+// lazyArenaLen is the length of the arena in term ids.
+func (k *keywordIndex) lazyArenaLen() int { return len(k.arena) }
 
 // int8Bytes views v as bytes.
 func int8Bytes(v []int8) []byte {
@@ -884,7 +984,7 @@ func (n *Namespace[K]) vecOK(i int) bool {
 	if n.vok[w].Load()&b != 0 {
 		return true
 	}
-	e := &n.ents[i]
+	e := n.ent(i)
 	if e.dim > 0 && crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
 		n.corrupt.Store(true)
 		return false

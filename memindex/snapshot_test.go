@@ -80,7 +80,7 @@ func snapBytes(t testing.TB, n *Namespace[int64], seq int64) []byte {
 
 func readSnap(t testing.TB, b []byte) *Namespace[int64] {
 	t.Helper()
-	n, h, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, nil)
+	n, h, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,22 +167,23 @@ func sameAnswersMode(t *testing.T, what string, a, b *Namespace[int64], rng *ran
 		}
 	}
 	// Thread order and ids.
-	for id, i := range a.byID {
-		j, ok := b.byID[id]
-		if !ok || a.ents[i].Seq != b.ents[j].Seq {
+	ida, idb := idMap(a), idMap(b)
+	for id, i := range ida {
+		j, ok := idb[id]
+		if !ok || a.ent(i).Seq != b.ent(j).Seq {
 			t.Fatalf("%s: entry %s differs", what, id)
 		}
 	}
-	if len(a.byID) != len(b.byID) {
-		t.Fatalf("%s: %d ids, %d", what, len(a.byID), len(b.byID))
+	if len(ida) != len(idb) {
+		t.Fatalf("%s: %d ids, %d", what, len(ida), len(idb))
 	}
 	for th, ms := range a.thr {
 		var x, y []string
 		for _, p := range ms {
-			x = append(x, a.ents[p].ID)
+			x = append(x, a.ent(int(p)).ID)
 		}
 		for _, p := range b.thr[th] {
-			y = append(y, b.ents[p].ID)
+			y = append(y, b.ent(int(p)).ID)
 		}
 		if !slices.Equal(x, y) {
 			t.Fatalf("%s: thread %s: %v vs %v", what, th, x, y)
@@ -191,6 +192,19 @@ func sameAnswersMode(t *testing.T, what string, a, b *Namespace[int64], rng *ran
 	if len(a.thr) != len(b.thr) {
 		t.Fatalf("%s: %d threads, %d", what, len(a.thr), len(b.thr))
 	}
+}
+
+// idMap returns the position of every live entry's id, as ByID finds it.
+func idMap[K comparable](n *Namespace[K]) map[string]int {
+	m := map[string]int{}
+	for i := range n.Len() {
+		if e := n.ent(i); e.Seq != -1 {
+			if j, ok := n.idPos(e.ID); ok {
+				m[e.ID] = j
+			}
+		}
+	}
+	return m
 }
 
 // rebuild returns a namespace loaded from rows in key order, as a store
@@ -287,6 +301,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 				m.Put(k, r.e, r.emb, []byte(r.text))
 			}
 			sameAnswersMode(t, "after writes", n, m, rand.New(rand.NewSource(3)), tc.dim, !tc.sketches)
+			sameKeys(t, "after writes", rows, m) // keys and ids found beside the snapshot's tables
 			m2 := readSnap(t, snapBytes(t, m, 199))
 			sameKeys(t, "second generation", rows, m2)
 			sameAnswersMode(t, "second generation", n, m2, rand.New(rand.NewSource(4)), tc.dim, !tc.sketches)
@@ -346,18 +361,18 @@ func TestSnapshotCorrupt(t *testing.T) {
 	}
 	good := snapBytes(t, n, 5)
 	key := func(k uint64) int64 { return int64(k) }
-	if _, _, err := ReadSnapshot(good, key, nil); err != nil {
+	if _, _, err := ReadSnapshot(good, key, func(k int64) uint64 { return uint64(k) }, nil); err != nil {
 		t.Fatal(err)
 	}
 	for cut := 0; cut < len(good); cut += 1 + cut/7 {
-		if _, _, err := ReadSnapshot(slices.Clone(good[:cut]), key, nil); !errors.Is(err, ErrSnapshot) {
+		if _, _, err := ReadSnapshot(slices.Clone(good[:cut]), key, func(k int64) uint64 { return uint64(k) }, nil); !errors.Is(err, ErrSnapshot) {
 			t.Fatalf("cut at %d of %d: %v", cut, len(good), err)
 		}
 	}
 	for i := 0; i < len(good); i += 1 + rng.Intn(97) {
 		b := slices.Clone(good)
 		b[i] ^= 1 << rng.Intn(8)
-		m, _, err := ReadSnapshot(b, key, nil)
+		m, _, err := ReadSnapshot(b, key, func(k int64) uint64 { return uint64(k) }, nil)
 		if err == nil {
 			// Vectors are checked when used; only padding between
 			// sections is not covered.
@@ -372,6 +387,13 @@ func TestSnapshotCorrupt(t *testing.T) {
 			if inSection(f, secPostings, i) || inSection(f, secArena, i) {
 				if m.kw.checkedAll() || !m.Corrupt() {
 					t.Fatalf("byte %d of the postings or term lists changed, not detected", i)
+				}
+				continue
+			}
+			// And the entries and strings, as the entries are decoded.
+			if inSection(f, secEntries, i) || inSection(f, secStrings, i) || inSection(f, secStringEnds, i) {
+				if m.decodeAll(); !m.Corrupt() {
+					t.Fatalf("byte %d of the entries or strings changed, not detected", i)
 				}
 				continue
 			}

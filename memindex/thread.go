@@ -30,8 +30,11 @@ const neighbourWeight = 0.5
 // order, kept by every write.
 type threadMembers map[string][]int32
 
-func entryOrder(ents []Entry, a, b int32) int {
-	ea, eb := &ents[a], &ents[b]
+// entAt returns the entry at a position (Namespace.ent).
+type entAt func(int) *Entry
+
+func entryOrder(ents entAt, a, b int32) int {
+	ea, eb := ents(int(a)), ents(int(b))
 	if c := cmp.Compare(ea.Created, eb.Created); c != 0 {
 		return c
 	}
@@ -41,8 +44,8 @@ func entryOrder(ents []Entry, a, b int32) int {
 // moved updates the thread order after the entry at pos was written; old
 // is the entry it replaced (nil for a new one). It returns by how much the
 // capacities of the lists changed.
-func (t *threadMembers) moved(ents []Entry, pos int32, old *Entry) (grown int64) {
-	e := &ents[pos]
+func (t *threadMembers) moved(ents entAt, pos int32, old *Entry) (grown int64) {
+	e := ents(int(pos))
 	if old != nil && old.Seq == -1 {
 		old = nil // removed: no longer in any thread
 	}
@@ -83,13 +86,13 @@ func (t threadMembers) drop(thread string, pos int32) (grown int64) {
 
 // lends calls fn with every entry that takes the entry at pos as its
 // nearest eligible neighbour on either side (see above), at time at.
-func (t threadMembers) lends(ents []Entry, pos int32, at int64, fn func(int32)) {
-	e := &ents[pos]
+func (t threadMembers) lends(ents entAt, pos int32, at int64, fn func(int32)) {
+	e := ents(int(pos))
 	if e.Thread == "" || !liveAt(e, at) {
 		return
 	}
 	ms := t[e.Thread]
-	k, found := slices.BinarySearchFunc(ms, pos, func(x, p int32) int { return entryOrder(ents, x, p) })
+	k, found := memberAt(ms, pos, ents)
 	if !found {
 		return
 	}
@@ -98,7 +101,7 @@ func (t threadMembers) lends(ents []Entry, pos int32, at int64, fn func(int32)) 
 		// them is above x's level.
 		between := int(^uint(0) >> 1)
 		for j := from; j >= 0 && j < len(ms); j += step {
-			x := &ents[ms[j]]
+			x := ents(int(ms[j]))
 			if !liveAt(x, at) {
 				continue
 			}
@@ -115,6 +118,23 @@ func (t threadMembers) lends(ents []Entry, pos int32, at int64, fn func(int32)) 
 	scan(k-1, -1)
 }
 
+// memberAt returns the index of pos in its thread's order ms. A thread of
+// up to linearMembers records is scanned for the position itself, which
+// reads no entry (a binary search by time and id decodes the entries it
+// visits, lazyents.go); a longer one is searched.
+func memberAt(ms []int32, pos int32, ents entAt) (int, bool) {
+	if len(ms) <= linearMembers {
+		k := slices.Index(ms, pos)
+		return k, k >= 0
+	}
+	return slices.BinarySearchFunc(ms, pos, func(x, p int32) int { return entryOrder(ents, x, p) })
+}
+
+// linearMembers is the longest thread memberAt scans: a few hundred
+// comparisons of integers cost less than the handful of entries a binary
+// search reads.
+const linearMembers = 512
+
 func liveAt(e *Entry, at int64) bool {
 	return !e.Deleted && e.ValidFrom <= at && at < e.ValidTo
 }
@@ -124,17 +144,17 @@ func liveAt(e *Entry, at int64) bool {
 // question turn. False when the namespace does not hold id (or c does not
 // pass it), the record names no thread, or no such record follows.
 func (n *Namespace[K]) Next(id string, c *Cond) (string, bool) {
-	i, ok := n.byID[id]
-	if !ok || !c.Matches(&n.ents[i]) || n.ents[i].Thread == "" {
+	i, ok := n.idPos(id)
+	if !ok || !c.Matches(n.ent(i)) || n.ent(i).Thread == "" {
 		return "", false
 	}
-	ms := n.thr[n.ents[i].Thread]
-	k, found := slices.BinarySearchFunc(ms, int32(i), func(x, p int32) int { return entryOrder(n.ents, x, p) })
+	ms := n.thr[n.ent(i).Thread]
+	k, found := memberAt(ms, int32(i), n.ent)
 	if !found {
 		return "", false
 	}
 	for _, p := range ms[k+1:] {
-		if x := &n.ents[p]; c.Matches(x) {
+		if x := n.ent(int(p)); c.Matches(x) {
 			return x.ID, true
 		}
 	}

@@ -71,20 +71,20 @@ func (idx *Namespace[K]) VectorExact(q []float32, c *Cond, n int, exact Exact) [
 
 	// Scan in parallel chunks when the namespace is large.
 	workers := 1
-	if len(idx.ents) >= 20000 {
+	if idx.Len() >= 20000 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	parts := make([]collector, workers)
 	var wg sync.WaitGroup
-	chunk := (len(idx.ents) + workers - 1) / workers
+	chunk := (idx.Len() + workers - 1) / workers
 	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, len(idx.ents))
+		lo, hi := w*chunk, min((w+1)*chunk, idx.Len())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			cl := &parts[w]
 			for i := lo; i < hi; i++ {
-				e := &idx.ents[i]
+				e := idx.ent(i)
 				if e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) {
 					continue
 				}
@@ -109,7 +109,7 @@ type cand struct {
 
 // candidate scores entry position i from its codes.
 func (idx *Namespace[K]) candidate(q []float32, qn float64, i int) cand {
-	e := &idx.ents[i]
+	e := idx.ent(i)
 	return cand{i, float64(e.vs) * dotCodes(q, idx.vecs[e.off:e.off+e.dim]), qn*float64(e.ve) + scoreSlack}
 }
 
@@ -180,11 +180,11 @@ func (idx *Namespace[K]) rescore(q []float32, cs []cand, n int, exact Exact) []m
 		ids := make([]string, len(cs))
 		seqs := make([]int64, len(cs))
 		for k, x := range cs {
-			ids[k], seqs[k] = idx.ents[x.i].ID, idx.ents[x.i].Seq
+			ids[k], seqs[k] = idx.ent(x.i).ID, idx.ent(x.i).Seq
 		}
 		vs := exact(ids, seqs)
 		for k, x := range cs {
-			if k < len(vs) && len(vs[k]) == len(q) && idx.ents[x.i].dim == len(q) {
+			if k < len(vs) && len(vs[k]) == len(q) && idx.ent(x.i).dim == len(q) {
 				all[k].score = cosineRaw(q, vs[k])
 			}
 		}
@@ -202,7 +202,7 @@ func (idx *Namespace[K]) sortHits(all []scored) {
 		if all[i].score != all[j].score {
 			return all[i].score > all[j].score
 		}
-		return idx.ents[all[i].i].ID > idx.ents[all[j].i].ID
+		return idx.ent(int(all[i].i)).ID > idx.ent(int(all[j].i)).ID
 	})
 }
 
@@ -210,7 +210,7 @@ func (idx *Namespace[K]) sortHits(all []scored) {
 func (idx *Namespace[K]) hits(all []scored) []mnemo.Hit {
 	hits := make([]mnemo.Hit, len(all))
 	for i, x := range all {
-		hits[i] = mnemo.Hit{ID: idx.ents[x.i].ID, Score: float64(x.score)}
+		hits[i] = mnemo.Hit{ID: idx.ent(x.i).ID, Score: float64(x.score)}
 	}
 	return hits
 }
@@ -304,7 +304,7 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 			hist[d] += k
 		}
 	}
-	pool := sketchPool(n, len(idx.ents))
+	pool := sketchPool(n, idx.Len())
 	cut, seen := words*64, 0
 	for d, k := range hist {
 		seen += k
@@ -324,7 +324,7 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 				continue
 			}
 			i := int(idx.skEnt[k])
-			e := &idx.ents[i]
+			e := idx.ent(i)
 			if e.sk != k*words || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
 				continue
 			}

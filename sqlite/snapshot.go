@@ -151,7 +151,7 @@ func (s *Store) loadSnapshot(ctx context.Context, tx *sql.Tx, ns string, cur int
 	// is wasted work (a tenth of a one-shot command's CPU at 100,000
 	// records).
 	resume := pauseGC()
-	n, _, err := memindex.ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, grow)
+	n, _, err := memindex.ReadSnapshot(data, func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, grow)
 	resume()
 	if err != nil {
 		release()
