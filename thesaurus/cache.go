@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // The key indexes a resource builds on first use (a pass over WordNet's
@@ -93,10 +94,12 @@ func encodeCache(stamp [32]byte, source string, n int64, xs ...*keyIndex) []byte
 		b = le.AppendUint32(b, uint32(x.len()))
 		b = append(b, x.tab...)
 	}
-	return le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return le.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use (not at start: a
+// process that never reads a cache, such as a prompt capture, skips it).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decodeCache reads what encodeCache wrote, checking the magic, version,
 // stamp and checksum, and that every entry's key lies within the keys. It
@@ -112,7 +115,7 @@ func decodeCache(b []byte, stamp [32]byte, xs ...*keyIndex) (n int64, err error)
 	}
 	le := binary.LittleEndian
 	body := b[:len(b)-4]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(b[len(b)-4:]) {
+	if crc32.Checksum(body, castagnoli()) != le.Uint32(b[len(b)-4:]) {
 		return 0, fmt.Errorf("%w: checksum", errCache)
 	}
 	if le.Uint32(b[8:]) != cacheVersion || !bytes.Equal(b[12:44], stamp[:]) {
