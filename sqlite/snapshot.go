@@ -418,6 +418,7 @@ func (s *Store) dropSnapshotIndex(ns string, n *memindex.Namespace[int64]) {
 	defer s.idx.mu.Unlock()
 	if s.idx.ns[ns] == n {
 		delete(s.idx.ns, ns)
+		n.Evicted()
 		st := s.idx.snap(ns)
 		st.bad, st.seq = true, 0
 	}
