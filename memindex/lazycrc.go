@@ -27,6 +27,11 @@ type lazySection struct {
 	crcs []uint32        // CRC-32C of each lazyBlock bytes of data
 	ok   []atomic.Uint64 // bit b: block b checked
 	bad  *atomic.Bool    // the namespace's corrupt flag
+	// valid, when set, checks a block's content once its checksum
+	// matched: what a file whose checksums were recomputed after a change
+	// could still get wrong (a position out of range), which the reads
+	// that trust the block would index with.
+	valid func(block []byte) bool
 }
 
 func newLazySection(data []byte, crcs []uint32, bad *atomic.Bool) *lazySection {
@@ -65,7 +70,8 @@ func (l *lazySection) checkBlock(b int) bool {
 		return true
 	}
 	end := min((b+1)*lazyBlock, len(l.data))
-	if crc32.Checksum(l.data[b*lazyBlock:end], castagnoli()) != l.crcs[b] {
+	if crc32.Checksum(l.data[b*lazyBlock:end], castagnoli()) != l.crcs[b] ||
+		(l.valid != nil && !l.valid(l.data[b*lazyBlock:end])) {
 		l.bad.Store(true)
 		return false
 	}

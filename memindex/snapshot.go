@@ -731,6 +731,25 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	k := &n.kw
 	k.arena = arena[:len(arena):len(arena)]
 	k.lazyPost, k.lazyArena = lazy[2], lazy[3]
+	// Postings name entries, and term lists terms, that exist (lazycrc.go:
+	// blocks start at multiples of 8 bytes, so none splits a value).
+	ents, terms := int32(f.ents), int32(f.terms)
+	k.lazyPost.valid = func(b []byte) bool {
+		for _, p := range castSlice[posting](b) {
+			if p.ent < 0 || p.ent >= ents || p.tf <= 0 {
+				return false
+			}
+		}
+		return true
+	}
+	k.lazyArena.valid = func(b []byte) bool {
+		for _, t := range castSlice[int32](b) {
+			if t < 0 || t >= terms {
+				return false
+			}
+		}
+		return true
+	}
 	if err := k.readStats(f.section(secStats), f.ents, f.terms); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,166 @@
+package memindex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/rand"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// reseal recomputes every checksum of a snapshot (sections, blocks,
+// entries, vectors, header and directory) after its bytes were changed,
+// as someone forging one would; false when its structure is beyond that.
+func reseal(b []byte) bool {
+	f, err := parseSnapshot(b)
+	if err != nil {
+		return false
+	}
+	tab := castagnoli()
+	le := binary.LittleEndian
+	// Per-entry and per-vector checksums first: they are sections too.
+	entB, ecrc := f.section(secEntries), f.section(secEntCRC)
+	for i := 0; i < f.ents && (i+1)*entrySize <= len(entB) && 4*(i+1) <= len(ecrc); i++ {
+		le.PutUint32(ecrc[4*i:], crc32.Checksum(entB[i*entrySize:(i+1)*entrySize], tab))
+	}
+	vecs, vcrc := f.section(secVecs), f.section(secVecCRC)
+	for i := 0; i < f.ents && (i+1)*entrySize <= len(entB) && 4*(i+1) <= len(vcrc); i++ {
+		e := entB[i*entrySize:]
+		off, dim := le.Uint64(e[56:]), uint64(le.Uint32(e[104:]))
+		c := uint32(0)
+		if dim > 0 && off <= uint64(len(vecs)) && dim <= uint64(len(vecs))-off {
+			c = crc32.Checksum(vecs[off:off+dim], tab)
+		}
+		le.PutUint32(vcrc[4*i:], c)
+	}
+	blk := f.section(secBlockCRC)
+	at := 0
+	for _, sec := range []int{secStrings, secStringEnds, secPostings, secArena} {
+		s := f.section(sec)
+		for o := 0; o < len(s); o += lazyBlock {
+			if at+4 > len(blk) {
+				return false
+			}
+			le.PutUint32(blk[at:], crc32.Checksum(s[o:min(o+lazyBlock, len(s))], tab))
+			at += 4
+		}
+	}
+	dirOff := le.Uint64(b[len(b)-snapTrailer:])
+	for i := range numSections {
+		le.PutUint64(b[dirOff+uint64(24*i)+16:], uint64(crc32.Checksum(f.section(i), tab)))
+	}
+	crc := crc32.Update(0, tab, b[:snapHeader])
+	crc = crc32.Update(crc, tab, b[dirOff:dirOff+numSections*24])
+	le.PutUint32(b[len(b)-snapTrailer+8:], crc)
+	return true
+}
+
+// forgedSnapshot returns a snapshot of 120 random rows with sketches.
+func forgedBase(tb testing.TB) []byte {
+	rng := rand.New(rand.NewSource(5))
+	n := New[int64](0, 8)
+	n.BuildSketches()
+	for k := int64(1); k <= 120; k++ {
+		r := randRow(rng, k, 8)
+		n.Put(k, r.e, r.emb, []byte(r.text))
+	}
+	var buf bytes.Buffer
+	if err := n.WriteSnapshot(&buf, "label", 3, func(k int64) uint64 { return uint64(k) }); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// forge changes 8 bytes at offset off of section sec of b by v and
+// reseals it; false when there is nothing to change.
+func forge(b []byte, sec int, off uint32, v uint64) bool {
+	f, err := parseSnapshot(b)
+	if err != nil || f.sec[sec][1] == 0 {
+		return false
+	}
+	s := f.section(sec)
+	i := int(off % uint32(len(s)))
+	for k := 0; k < 8 && i+k < len(s); k++ {
+		s[i+k] ^= byte(v >> (8 * k))
+	}
+	return reseal(b)
+}
+
+// searchAll reads and searches m every way a store does; a forged
+// snapshot must not make any of it panic.
+func searchAll(m *Namespace[int64]) {
+	c := Compile(mnemo.Scope{Clearance: 10}, mnemo.Filter{}, time.Unix(0, 3000))
+	for _, terms := range [][]string{{"alpha"}, {"beta", "gamma"}, m.kw.names[:min(3, len(m.kw.names))]} {
+		m.Keyword(terms, 1<<20, c, 10)
+		m.IDF(terms, 1)
+	}
+	q := make([]float32, 8)
+	for j := range q {
+		q[j] = float32(j%3) - 1
+	}
+	qv, _ := Normalize(q)
+	m.Vector(qv, c, 10)
+	ids := make([]string, 0, 131)
+	for k := int64(0); k <= 130; k++ {
+		m.Match(k, c)
+		id := fmt.Sprintf("r%05d", k)
+		ids = append(ids, id)
+		m.ByID(id)
+		m.TermsOf(id, 10)
+		m.Next(id, c)
+	}
+	m.RankFields("ns", ids, 10, qv)
+	m.NextOf(ids, c)
+	m.decodeAll()
+	m.MemoryBytes()
+}
+
+// TestSnapshotForged: a snapshot changed in any section and resealed
+// (every checksum recomputed, as a forger would) is refused, or read and
+// searched without a panic.
+func TestSnapshotForged(t *testing.T) {
+	good := forgedBase(t)
+	key := func(k uint64) int64 { return int64(k) }
+	enc := func(k int64) uint64 { return uint64(k) }
+	for sec := range numSections {
+		for step := uint32(0); step < 40; step++ {
+			for _, v := range []uint64{0xff, 0x80000000, 0xffffffff00000000, 0x0101010101010101} {
+				b := slices.Clone(good)
+				if !forge(b, sec, step*997, v) {
+					continue
+				}
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("section %d, offset %d, xor %#x: panic %v", sec, step*997, v, r)
+						}
+					}()
+					if m, _, err := ReadSnapshot(b, key, enc, nil); err == nil {
+						searchAll(m)
+					}
+				}()
+			}
+		}
+	}
+}
+
+// FuzzSnapshotForged is TestSnapshotForged on any change.
+func FuzzSnapshotForged(f *testing.F) {
+	good := forgedBase(f)
+	f.Add(uint8(secPostings), uint32(0), uint64(0xffff))
+	f.Add(uint8(secEntries), uint32(60), uint64(1<<40))
+	f.Fuzz(func(t *testing.T, sec uint8, off uint32, v uint64) {
+		b := slices.Clone(good)
+		if !forge(b, int(sec)%numSections, off, v) {
+			return
+		}
+		if m, _, err := ReadSnapshot(b, func(k uint64) int64 { return int64(k) }, func(k int64) uint64 { return uint64(k) }, nil); err == nil {
+			searchAll(m)
+		}
+	})
+}
