@@ -21,9 +21,10 @@ import (
 //
 // A namespace's in-memory index is written to a file beside the database,
 // <db>.index/<hex of the namespace>.snap (memindex.WriteSnapshot: entries,
-// vectors, sketches, postings, thread order, a CRC-32C per section). A
-// process that loads the namespace reads the snapshot in place (mapped
-// copy-on-write) and applies only the rows changed since the change stamp
+// vectors, sketches, postings, thread order, tables by key and id, CRC-32C
+// checksums). A process that loads the namespace reads the snapshot in
+// place (mapped copy-on-write; entries are decoded as they are first
+// read) and applies only the rows changed since the change stamp
 // (seq) it was taken at, as a running process applies other processes'
 // writes, and the rows purged since, from deleted_rows.
 //
