@@ -57,7 +57,7 @@ var BM25FTS5IDF = false
 
 // posting is one record holding a term.
 type posting struct {
-	ent int32 // position in Namespace.es
+	ent int32 // entry position (Namespace.ent)
 	tf  int32
 }
 

@@ -23,9 +23,9 @@ import (
 // keyAt). Each entry is checked against its own CRC-32C (secEntCRC) as it
 // is decoded, and the string table block by block as it is read
 // (lazycrc.go); the lookup tables are checked whole when the snapshot is
-// read. Positions added since the snapshot, and
-// keys and ids written since, are in the namespace's own maps, which a
-// lookup tries first.
+// read. Entries added since the snapshot are in the namespace's own slice,
+// and keys and ids written since in its own maps, which a lookup tries
+// first.
 //
 // A damaged entry (one that fails its checksum, a reference out of
 // bounds) marks the namespace corrupt and decodes as a removed entry, which
@@ -45,17 +45,17 @@ type lazyEnts[K comparable] struct {
 	strs       *lazySection
 	ends       []uint64 // the end of each string in strB
 	endSec     *lazySection
-	tagRefs    []uint32 // string references of the entries' tags, operators and authors
-	vmeta      []float32
-	vecLen     int
-	arenaLen   int
-	skEnt      []int32
-	words      int // sketch words per vector (0: no sketches)
+	tagRefs    []uint32  // string references of the entries' tags, operators and authors
+	vmeta      []float32 // each vector's scale and error norm
+	vecLen     int       // bounds an entry's vector must lie within
+	arenaLen   int       // and its term list
+	skEnt      []int32   // the snapshot's sketch slots: each entry's must name it back
+	words      int       // sketch words per vector (0: no sketches)
 	key        func(uint64) K
 	enc        func(K) uint64
-	byKey      []byte // (key uint64, position uint32, 0 uint32), sorted by key
-	byID       []uint32
-	corruptFlg *atomic.Bool
+	byKey      []byte       // (key uint64, position uint32, 0 uint32), sorted by key
+	byID       []uint32     // (id's string, position), sorted by id
+	corruptFlg *atomic.Bool // the namespace's Corrupt flag
 }
 
 // slotBusy marks an entry being decoded.

@@ -19,10 +19,10 @@ type Namespace[K comparable] struct {
 	// snapshot's are decoded on first use (lazyents.go). Read entries
 	// through ent and keys through keyAt.
 	es   []Entry
-	keys []K            // position in es -> key
-	pos  map[K]int      // key -> position in es (beside lazy's table, positions added since)
-	byID map[string]int // id -> position in es (removed rows dropped; beside lazy's table)
-	lazy *lazyEnts[K]   // the entries of a snapshot not all decoded yet; nil when none
+	keys []K            // position -> key
+	pos  map[K]int      // key -> position (read from a snapshot: the keys written since; lazy has the others)
+	byID map[string]int // id -> position, removed rows dropped (read from a snapshot: as pos)
+	lazy *lazyEnts[K]   // the snapshot the namespace was read from, its entries decoded as read; nil when built from rows
 	vecs []int8
 	// vecBuf is scratch for one vector in float32 (under the write lock).
 	vecBuf []float32
