@@ -361,6 +361,7 @@ type searchScratch struct {
 	touched []int32
 	tf      []float64 // a term's frequency per entry, zero between terms
 	term    []int32   // the entries with a frequency for the current term
+	best    bestHeap  // the scored entries, best first
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
@@ -439,6 +440,9 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		}
 		if len(idx.thr) > 0 && !BM25FTS5IDF {
 			for _, p := range k.postings[q.id] {
+				if !idx.inThread(int(p.ent)) {
+					continue // (without reading the entry, when it can)
+				}
 				idx.thr.lends(idx.ent, p.ent, c.at, func(x int32) {
 					if tfs[x] == 0 {
 						term = append(term, x)
@@ -450,7 +454,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		for _, i := range term {
 			tf := tfs[i]
 			tfs[i] = 0
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.ent(int(i)).dl)/avg)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.dlOf(int(i)))/avg)
 			if scores[i] == 0 {
 				touched = append(touched, i)
 			}
@@ -458,27 +462,26 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		}
 		sc.term = term
 	}
-	h := make(kwHeap, 0, min(n, len(touched))+1)
+	// The best n that c passes, best first. The filters are checked in
+	// the order of the scores, so that only the entries that may be
+	// returned, and those filtered out before them, are read: a
+	// snapshot's entries are decoded as they are first read (lazyents.go),
+	// and the postings of a few common terms name thousands.
+	best := sc.best[:0]
 	for _, i := range touched {
-		s := scores[i]
+		best = append(best, kwScored{i, scores[i]})
 		scores[i] = 0
-		if !c.Matches(idx.ent(int(i))) {
-			continue
-		}
-		x := kwScored{i, s}
-		if len(h) < n {
-			heap.Push(&h, x)
-		} else if worse(h[0], x) {
-			h[0] = x
-			heap.Fix(&h, 0)
-		}
 	}
 	sc.touched = touched
-	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
-	hits := make([]mnemo.Hit, len(h))
-	for i, x := range h {
-		hits[i] = mnemo.Hit{ID: idx.ent(int(x.i)).ID, Score: x.score}
+	heap.Init(&best)
+	hits := make([]mnemo.Hit, 0, min(n, len(best)))
+	for len(best) > 0 && len(hits) < n {
+		x := heap.Pop(&best).(kwScored)
+		if e := idx.ent(int(x.i)); c.Matches(e) {
+			hits = append(hits, mnemo.Hit{ID: e.ID, Score: x.score})
+		}
 	}
+	sc.best = best
 	return hits
 }
 
@@ -496,14 +499,14 @@ func worse(a, b kwScored) bool {
 	return a.i > b.i
 }
 
-// kwHeap is a min-heap on worse: its root is the worst kept hit.
-type kwHeap []kwScored
+// bestHeap is a max-heap on worse: its root is the best hit left.
+type bestHeap []kwScored
 
-func (h kwHeap) Len() int           { return len(h) }
-func (h kwHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
-func (h kwHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *kwHeap) Push(x any)        { *h = append(*h, x.(kwScored)) }
-func (h *kwHeap) Pop() any {
+func (h bestHeap) Len() int           { return len(h) }
+func (h bestHeap) Less(i, j int) bool { return worse(h[j], h[i]) }
+func (h bestHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *bestHeap) Push(x any)        { *h = append(*h, x.(kwScored)) }
+func (h *bestHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]

@@ -41,6 +41,9 @@ type lazyEnts[K comparable] struct {
 
 	entB       []byte   // the entry table (entrySize bytes each)
 	entCRC     []uint32 // the CRC-32C of each entry
+	dl         []int32  // each entry's length in terms (Entry.dl)
+	dlSec      *lazySection
+	threaded   []uint64 // bit i: entry i is in a thread's order
 	strB       []byte   // the string table's bytes
 	strs       *lazySection
 	ends       []uint64 // the end of each string in strB
@@ -80,6 +83,27 @@ func (n *Namespace[K]) ent(i int) *Entry {
 		s = n.decodeEnt(i)
 	}
 	return &l.dense[s-1]
+}
+
+// dlOf returns the length in terms of the entry at position i: from the
+// snapshot's column of lengths while the entry was not decoded (nothing
+// changes an entry without decoding it first), so that scoring a posting
+// does not decode the entry it names.
+func (n *Namespace[K]) dlOf(i int) int32 {
+	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() == 0 &&
+		l.dlSec.checkBytes(unsafe.Pointer(&l.dl[i]), 4) {
+		return l.dl[i]
+	}
+	return n.ent(i).dl
+}
+
+// inThread reports whether the entry at position i names a thread, from
+// the snapshot's thread orders while it was not decoded.
+func (n *Namespace[K]) inThread(i int) bool {
+	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() == 0 {
+		return l.threaded[i/64]&(1<<(i%64)) != 0
+	}
+	return n.ent(i).Thread != ""
 }
 
 // keyAt returns the row key of the entry at position i (as ent).

@@ -79,11 +79,12 @@ const (
 	secVecMeta
 	secVecs
 	secSigns
-	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secPostings and secArena, in that order (lazycrc.go)
+	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secDL, secPostings and secArena, in that order (lazycrc.go)
 	secByKey    // (key uint64, position uint32, 0 uint32) of each entry, by key
 	secByID     // (id's string uint32, position uint32) of each entry, by id
 	secStats    // the keyword index's totals and per-level statistics (writeStats)
 	secEntCRC   // CRC-32C of each entry of secEntries (lazyents.go)
+	secDL       // each entry's length in terms, read without decoding the entry (lazyents.go)
 	numSections
 )
 
@@ -369,6 +370,11 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		sw.u32(c)
 	}
 	sw.end()
+	sw.beginBlocks(secDL, 8)
+	for _, i := range live {
+		sw.u32(uint32(n.ent(int(i)).dl))
+	}
+	sw.endBlocks()
 
 	sw.begin(secTags, 8)
 	for _, t := range tags {
@@ -682,8 +688,8 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	// The sections checked block by block, in the order of their blocks'
 	// checksums.
 	blk := castSlice[uint32](f.section(secBlockCRC))
-	lazy := [4]*lazySection{}
-	for j, sec := range []int{secStrings, secStringEnds, secPostings, secArena} {
+	lazy := [5]*lazySection{}
+	for j, sec := range []int{secStrings, secStringEnds, secDL, secPostings, secArena} {
 		b := f.section(sec)
 		nb := lazyBlocks(len(b))
 		if len(blk) < nb {
@@ -706,11 +712,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	}
 	arena := castSlice[int32](f.section(secArena))
 	l := &lazyEnts[K]{count: f.ents, slot: make([]atomic.Int32, f.ents), dense: hugeSlice[Entry](f.ents, f.ents),
-		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
+		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), dl: castSlice[int32](f.section(secDL)), dlSec: lazy[2],
+		threaded: make([]uint64, (f.ents+63)/64), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
 		tagRefs: castSlice[uint32](f.section(secTags)), vmeta: vmeta, vecLen: len(n.vecs), arenaLen: len(arena),
 		key: key, enc: enc, byKey: f.section(secByKey), byID: castSlice[uint32](f.section(secByID)),
 		corruptFlg: &n.corrupt}
-	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents {
+	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents || len(l.dl) != f.ents {
 		return nil, snapErr("lookup tables")
 	}
 	le := binary.LittleEndian
@@ -730,7 +737,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	// Keyword index.
 	k := &n.kw
 	k.arena = arena[:len(arena):len(arena)]
-	k.lazyPost, k.lazyArena = lazy[2], lazy[3]
+	k.lazyPost, k.lazyArena = lazy[3], lazy[4]
 	// Postings name entries, and term lists terms, that exist (lazycrc.go:
 	// blocks start at multiples of 8 bytes, so none splits a value).
 	ents, terms := int32(f.ents), int32(f.terms)
@@ -802,6 +809,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 			if p < 0 || int(p) >= f.ents {
 				return nil, snapErr("thread positions")
 			}
+			l.threaded[p/64] |= 1 << (p % 64)
 		}
 		n.thrCap = int64(len(thrPos))
 	}

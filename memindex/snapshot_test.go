@@ -390,6 +390,16 @@ func TestSnapshotCorrupt(t *testing.T) {
 				}
 				continue
 			}
+			// The column of lengths as scoring reads it.
+			if inSection(f, secDL, i) {
+				for j := range m.Len() {
+					m.dlOf(j)
+				}
+				if !m.Corrupt() {
+					t.Fatalf("byte %d of the lengths changed, not detected", i)
+				}
+				continue
+			}
 			// And the entries and strings, as the entries are decoded.
 			if inSection(f, secEntries, i) || inSection(f, secStrings, i) || inSection(f, secStringEnds, i) {
 				if m.decodeAll(); !m.Corrupt() {
