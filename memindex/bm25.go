@@ -440,10 +440,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		}
 		if len(idx.thr) > 0 && !BM25FTS5IDF {
 			for _, p := range k.postings[q.id] {
-				if !idx.inThread(int(p.ent)) {
-					continue // (without reading the entry, when it can)
-				}
-				idx.thr.lends(idx.ent, p.ent, c.at, func(x int32) {
+				idx.thr.lends(idx.cols, idx.ent, p.ent, c.at, func(x int32) {
 					if tfs[x] == 0 {
 						term = append(term, x)
 					}

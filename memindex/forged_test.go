@@ -40,7 +40,7 @@ func reseal(b []byte) bool {
 	}
 	blk := f.section(secBlockCRC)
 	at := 0
-	for _, sec := range []int{secStrings, secStringEnds, secDL, secPostings, secArena} {
+	for _, sec := range []int{secStrings, secStringEnds, secCols, secPostings, secArena} {
 		s := f.section(sec)
 		for o := 0; o < len(s); o += lazyBlock {
 			if at+4 > len(blk) {

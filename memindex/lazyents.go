@@ -39,26 +39,27 @@ type lazyEnts[K comparable] struct {
 	dense []Entry        // the entries decoded so far, in the order they were first read
 	next  atomic.Int64   // entries decoded (or being decoded): the next place in dense
 
-	entB       []byte   // the entry table (entrySize bytes each)
-	entCRC     []uint32 // the CRC-32C of each entry
-	dl         []int32  // each entry's length in terms (Entry.dl)
-	dlSec      *lazySection
-	threaded   []uint64 // bit i: entry i is in a thread's order
-	strB       []byte   // the string table's bytes
-	strs       *lazySection
-	ends       []uint64 // the end of each string in strB
-	endSec     *lazySection
-	tagRefs    []uint32  // string references of the entries' tags, operators and authors
-	vmeta      []float32 // each vector's scale and error norm
-	vecLen     int       // bounds an entry's vector must lie within
-	arenaLen   int       // and its term list
-	skEnt      []int32   // the snapshot's sketch slots: each entry's must name it back
-	words      int       // sketch words per vector (0: no sketches)
-	key        func(uint64) K
-	enc        func(K) uint64
-	byKey      []byte       // (key uint64, position uint32, 0 uint32), sorted by key
-	byID       []uint32     // (id's string, position), sorted by id
-	corruptFlg *atomic.Bool // the namespace's Corrupt flag
+	entB        []byte      // the entry table (entrySize bytes each)
+	entCRC      []uint32    // the CRC-32C of each entry
+	cols        []scoreCols // what keyword scoring reads of each entry
+	colSec      *lazySection
+	threadOf    []int32 // by position: the index in threadNames of the entry's thread, -1 for none
+	threadNames []string
+	strB        []byte // the string table's bytes
+	strs        *lazySection
+	ends        []uint64 // the end of each string in strB
+	endSec      *lazySection
+	tagRefs     []uint32  // string references of the entries' tags, operators and authors
+	vmeta       []float32 // each vector's scale and error norm
+	vecLen      int       // bounds an entry's vector must lie within
+	arenaLen    int       // and its term list
+	skEnt       []int32   // the snapshot's sketch slots: each entry's must name it back
+	words       int       // sketch words per vector (0: no sketches)
+	key         func(uint64) K
+	enc         func(K) uint64
+	byKey       []byte       // (key uint64, position uint32, 0 uint32), sorted by key
+	byID        []uint32     // (id's string, position), sorted by id
+	corruptFlg  *atomic.Bool // the namespace's Corrupt flag
 }
 
 // slotBusy marks an entry being decoded.
@@ -85,26 +86,36 @@ func (n *Namespace[K]) ent(i int) *Entry {
 	return &l.dense[s-1]
 }
 
-// dlOf returns the length in terms of the entry at position i: from the
-// snapshot's column of lengths while the entry was not decoded (nothing
-// changes an entry without decoding it first), so that scoring a posting
-// does not decode the entry it names.
-func (n *Namespace[K]) dlOf(i int) int32 {
-	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() == 0 &&
-		l.dlSec.checkBytes(unsafe.Pointer(&l.dl[i]), 4) {
-		return l.dl[i]
-	}
-	return n.ent(i).dl
+// scoreCols are what keyword scoring and document expansion read of an
+// entry (secCols: 32 bytes an entry), so that scoring a posting does not
+// decode the entry it names.
+type scoreCols struct {
+	dl                 int32 // Entry.dl
+	level              int32 // Entry.AccessLevel
+	deleted            int32 // 1: Entry.Deleted
+	_                  int32
+	validFrom, validTo int64
 }
 
-// inThread reports whether the entry at position i names a thread, from
-// the snapshot's thread orders while it was not decoded.
-func (n *Namespace[K]) inThread(i int) bool {
-	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() == 0 {
-		return l.threaded[i/64]&(1<<(i%64)) != 0
+// cols returns what scoring reads of the entry at position i: from the
+// snapshot's columns while the entry was not decoded (nothing changes an
+// entry without decoding it first), else from the entry.
+func (n *Namespace[K]) cols(i int) lendFields {
+	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() == 0 &&
+		l.colSec.checkBytes(unsafe.Pointer(&l.cols[i]), int(unsafe.Sizeof(scoreCols{}))) {
+		c := &l.cols[i]
+		f := lendFields{dl: c.dl, level: int(c.level), deleted: c.deleted != 0, validFrom: c.validFrom, validTo: c.validTo}
+		if t := l.threadOf[i]; t >= 0 {
+			f.thread = l.threadNames[t]
+		}
+		return f
 	}
-	return n.ent(i).Thread != ""
+	e := n.ent(i)
+	return lendFields{dl: e.dl, level: e.AccessLevel, deleted: e.Deleted, validFrom: e.ValidFrom, validTo: e.ValidTo, thread: e.Thread}
 }
+
+// dlOf returns the length in terms of the entry at position i (cols).
+func (n *Namespace[K]) dlOf(i int) int32 { return n.cols(i).dl }
 
 // keyAt returns the row key of the entry at position i (as ent).
 func (n *Namespace[K]) keyAt(i int) K {

@@ -79,12 +79,12 @@ const (
 	secVecMeta
 	secVecs
 	secSigns
-	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secDL, secPostings and secArena, in that order (lazycrc.go)
+	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secCols, secPostings and secArena, in that order (lazycrc.go)
 	secByKey    // (key uint64, position uint32, 0 uint32) of each entry, by key
 	secByID     // (id's string uint32, position uint32) of each entry, by id
 	secStats    // the keyword index's totals and per-level statistics (writeStats)
 	secEntCRC   // CRC-32C of each entry of secEntries (lazyents.go)
-	secDL       // each entry's length in terms, read without decoding the entry (lazyents.go)
+	secCols     // what keyword scoring reads of each entry (scoreCols), without decoding it (lazyents.go)
 	numSections
 )
 
@@ -370,9 +370,19 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		sw.u32(c)
 	}
 	sw.end()
-	sw.beginBlocks(secDL, 8)
+	sw.beginBlocks(secCols, 8)
 	for _, i := range live {
-		sw.u32(uint32(n.ent(int(i)).dl))
+		e := n.ent(int(i))
+		deleted := uint32(0)
+		if e.Deleted {
+			deleted = 1
+		}
+		sw.u32(uint32(e.dl))
+		sw.u32(uint32(int32(min(e.AccessLevel, math.MaxInt32))))
+		sw.u32(deleted)
+		sw.u32(0)
+		sw.u64(uint64(e.ValidFrom))
+		sw.u64(uint64(e.ValidTo))
 	}
 	sw.endBlocks()
 
@@ -689,7 +699,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	// checksums.
 	blk := castSlice[uint32](f.section(secBlockCRC))
 	lazy := [5]*lazySection{}
-	for j, sec := range []int{secStrings, secStringEnds, secDL, secPostings, secArena} {
+	for j, sec := range []int{secStrings, secStringEnds, secCols, secPostings, secArena} {
 		b := f.section(sec)
 		nb := lazyBlocks(len(b))
 		if len(blk) < nb {
@@ -712,12 +722,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	}
 	arena := castSlice[int32](f.section(secArena))
 	l := &lazyEnts[K]{count: f.ents, slot: make([]atomic.Int32, f.ents), dense: hugeSlice[Entry](f.ents, f.ents),
-		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), dl: castSlice[int32](f.section(secDL)), dlSec: lazy[2],
-		threaded: make([]uint64, (f.ents+63)/64), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
+		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), cols: castSlice[scoreCols](f.section(secCols)), colSec: lazy[2],
+		threadOf: make([]int32, f.ents), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
 		tagRefs: castSlice[uint32](f.section(secTags)), vmeta: vmeta, vecLen: len(n.vecs), arenaLen: len(arena),
 		key: key, enc: enc, byKey: f.section(secByKey), byID: castSlice[uint32](f.section(secByID)),
 		corruptFlg: &n.corrupt}
-	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents || len(l.dl) != f.ents {
+	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents || len(l.cols) != f.ents {
 		return nil, snapErr("lookup tables")
 	}
 	le := binary.LittleEndian
@@ -791,8 +801,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	if len(thrB) != 2*f.thrs {
 		return nil, snapErr("threads")
 	}
+	for i := range l.threadOf {
+		l.threadOf[i] = -1
+	}
 	if f.thrs > 0 {
 		n.thr = make(threadMembers, f.thrs)
+		l.threadNames = make([]string, f.thrs)
 		at := 0
 		for i := 0; i < f.thrs; i++ {
 			name, cnt := str(thrB[2*i]), int(thrB[2*i+1])
@@ -800,16 +814,17 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 				return nil, snapErr("thread positions")
 			}
 			n.thr[name] = thrPos[at : at+cnt : at+cnt]
+			l.threadNames[i] = name
+			for _, p := range thrPos[at : at+cnt] {
+				if p < 0 || int(p) >= f.ents {
+					return nil, snapErr("thread positions")
+				}
+				l.threadOf[p] = int32(i)
+			}
 			at += cnt
 		}
 		if at != len(thrPos) {
 			return nil, snapErr("thread positions")
-		}
-		for _, p := range thrPos {
-			if p < 0 || int(p) >= f.ents {
-				return nil, snapErr("thread positions")
-			}
-			l.threaded[p/64] |= 1 << (p % 64)
 		}
 		n.thrCap = int64(len(thrPos))
 	}

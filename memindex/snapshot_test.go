@@ -390,13 +390,13 @@ func TestSnapshotCorrupt(t *testing.T) {
 				}
 				continue
 			}
-			// The column of lengths as scoring reads it.
-			if inSection(f, secDL, i) {
+			// The columns as scoring reads them.
+			if inSection(f, secCols, i) {
 				for j := range m.Len() {
 					m.dlOf(j)
 				}
 				if !m.Corrupt() {
-					t.Fatalf("byte %d of the lengths changed, not detected", i)
+					t.Fatalf("byte %d of the scoring columns changed, not detected", i)
 				}
 				continue
 			}

@@ -84,14 +84,30 @@ func (t threadMembers) drop(thread string, pos int32) (grown int64) {
 	return 0
 }
 
+// lendFields are what document expansion reads of an entry
+// (Namespace.cols).
+type lendFields struct {
+	thread             string
+	dl                 int32
+	level              int
+	deleted            bool
+	validFrom, validTo int64
+}
+
+func (f *lendFields) liveAt(at int64) bool {
+	return !f.deleted && f.validFrom <= at && at < f.validTo
+}
+
 // lends calls fn with every entry that takes the entry at pos as its
-// nearest eligible neighbour on either side (see above), at time at.
-func (t threadMembers) lends(ents entAt, pos int32, at int64, fn func(int32)) {
-	e := ents(int(pos))
-	if e.Thread == "" || !liveAt(e, at) {
+// nearest eligible neighbour on either side (see above), at time at; cols
+// gives what it reads of an entry, ents the entry itself (a long thread's
+// order is searched by time and id).
+func (t threadMembers) lends(cols func(int) lendFields, ents entAt, pos int32, at int64, fn func(int32)) {
+	e := cols(int(pos))
+	if e.thread == "" || !e.liveAt(at) {
 		return
 	}
-	ms := t[e.Thread]
+	ms := t[e.thread]
 	k, found := memberAt(ms, pos, ents)
 	if !found {
 		return
@@ -101,15 +117,15 @@ func (t threadMembers) lends(ents entAt, pos int32, at int64, fn func(int32)) {
 		// them is above x's level.
 		between := int(^uint(0) >> 1)
 		for j := from; j >= 0 && j < len(ms); j += step {
-			x := ents(int(ms[j]))
-			if !liveAt(x, at) {
+			x := cols(int(ms[j]))
+			if !x.liveAt(at) {
 				continue
 			}
-			if e.AccessLevel <= x.AccessLevel && x.AccessLevel < between {
+			if e.level <= x.level && x.level < between {
 				fn(ms[j])
 			}
-			between = min(between, x.AccessLevel)
-			if between <= e.AccessLevel {
+			between = min(between, x.level)
+			if between <= e.level {
 				return
 			}
 		}
