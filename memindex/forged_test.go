@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"math/rand"
 	"slices"
 	"testing"
 	"time"
@@ -60,15 +59,9 @@ func reseal(b []byte) bool {
 	return true
 }
 
-// forgedSnapshot returns a snapshot of 120 random rows with sketches.
+// forgedBase returns a snapshot of 120 random rows with sketches.
 func forgedBase(tb testing.TB) []byte {
-	rng := rand.New(rand.NewSource(5))
-	n := New[int64](0, 8)
-	n.BuildSketches()
-	for k := int64(1); k <= 120; k++ {
-		r := randRow(rng, k, 8)
-		n.Put(k, r.e, r.emb, []byte(r.text))
-	}
+	n, _ := sketchedRows(5, 120, 8)
 	var buf bytes.Buffer
 	if err := n.WriteSnapshot(&buf, "label", 3, func(k int64) uint64 { return uint64(k) }); err != nil {
 		tb.Fatal(err)

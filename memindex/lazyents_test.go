@@ -13,15 +13,7 @@ import (
 // returns the snapshot's bytes and the rows.
 func lazySnap(t *testing.T, count, dim int) ([]byte, map[int64]snapRow) {
 	t.Helper()
-	rng := rand.New(rand.NewSource(11))
-	n := New[int64](0, dim)
-	n.BuildSketches()
-	rows := map[int64]snapRow{}
-	for k := int64(1); k <= int64(count); k++ {
-		r := randRow(rng, k, dim)
-		rows[k] = r
-		n.Put(k, r.e, r.emb, []byte(r.text))
-	}
+	n, rows := sketchedRows(11, count, dim)
 	return snapBytes(t, n, 7), rows
 }
 

@@ -196,6 +196,15 @@ func (s *snapWriter) u32(v uint32) {
 	s.write(s.buf[:4])
 }
 
+// section32 writes a section holding vs.
+func (s *snapWriter) section32(sec int, vs []uint32) {
+	s.begin(sec, 8)
+	for _, v := range vs {
+		s.u32(v)
+	}
+	s.end()
+}
+
 func (s *snapWriter) u64(v uint64) {
 	binary.LittleEndian.PutUint64(s.buf[:8], v)
 	s.write(s.buf[:8])
@@ -365,11 +374,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		tOff += uint64(e.tLen)
 	}
 	sw.end()
-	sw.begin(secEntCRC, 8)
-	for _, c := range entCRC {
-		sw.u32(c)
-	}
-	sw.end()
+	sw.section32(secEntCRC, entCRC)
 	sw.beginBlocks(secCols, 8)
 	for _, i := range live {
 		e := n.ent(int(i))
@@ -386,17 +391,9 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	}
 	sw.endBlocks()
 
-	sw.begin(secTags, 8)
-	for _, t := range tags {
-		sw.u32(t)
-	}
-	sw.end()
+	sw.section32(secTags, tags)
 
-	sw.begin(secTerms, 8)
-	for _, r := range termRefs {
-		sw.u32(r)
-	}
-	sw.end()
+	sw.section32(secTerms, termRefs)
 
 	sw.begin(secPostingEnds, 8)
 	pend := uint64(0)
@@ -522,11 +519,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	n.writeStats(sw, live)
 	sw.end()
 
-	sw.begin(secBlockCRC, 8)
-	for _, c := range sw.blkCRCs {
-		sw.u32(c)
-	}
-	sw.end()
+	sw.section32(secBlockCRC, sw.blkCRCs)
 
 	// Directory and trailer.
 	sw.pad(8)

@@ -194,6 +194,21 @@ func sameAnswersMode(t *testing.T, what string, a, b *Namespace[int64], rng *ran
 	}
 }
 
+// sketchedRows returns a namespace of count random rows (randRow, seeded
+// with seed) of dimension dim, with sketches, and the rows.
+func sketchedRows(seed int64, count, dim int) (*Namespace[int64], map[int64]snapRow) {
+	rng := rand.New(rand.NewSource(seed))
+	n := New[int64](0, dim)
+	n.BuildSketches()
+	rows := map[int64]snapRow{}
+	for k := int64(1); k <= int64(count); k++ {
+		r := randRow(rng, k, dim)
+		rows[k] = r
+		n.Put(k, r.e, r.emb, []byte(r.text))
+	}
+	return n, rows
+}
+
 // idMap returns the position of every live entry's id, as ByID finds it.
 func idMap[K comparable](n *Namespace[K]) map[string]int {
 	m := map[string]int{}
@@ -352,13 +367,7 @@ func sameKeys(t *testing.T, what string, rows map[int64]snapRow, n *Namespace[in
 // TestSnapshotCorrupt: a snapshot cut short anywhere, with any byte
 // changed, or of another label is refused, never read wrong.
 func TestSnapshotCorrupt(t *testing.T) {
-	rng := rand.New(rand.NewSource(3))
-	n := New[int64](0, 8)
-	n.BuildSketches()
-	for k := int64(1); k <= 200; k++ {
-		r := randRow(rng, k, 8)
-		n.Put(k, r.e, r.emb, []byte(r.text))
-	}
+	n, _ := sketchedRows(3, 200, 8)
 	good := snapBytes(t, n, 5)
 	key := func(k uint64) int64 { return int64(k) }
 	if _, _, err := ReadSnapshot(good, key, func(k int64) uint64 { return uint64(k) }, nil); err != nil {
@@ -369,6 +378,7 @@ func TestSnapshotCorrupt(t *testing.T) {
 			t.Fatalf("cut at %d of %d: %v", cut, len(good), err)
 		}
 	}
+	rng := rand.New(rand.NewSource(3))
 	for i := 0; i < len(good); i += 1 + rng.Intn(97) {
 		b := slices.Clone(good)
 		b[i] ^= 1 << rng.Intn(8)
