@@ -94,9 +94,7 @@ type lendFields struct {
 	validFrom, validTo int64
 }
 
-func (f *lendFields) liveAt(at int64) bool {
-	return !f.deleted && f.validFrom <= at && at < f.validTo
-}
+func (f *lendFields) liveAt(at int64) bool { return live(f.deleted, f.validFrom, f.validTo, at) }
 
 // lends calls fn with every entry that takes the entry at pos as its
 // nearest eligible neighbour on either side (see above), at time at; cols
@@ -151,9 +149,11 @@ func memberAt(ms []int32, pos int32, ents entAt) (int, bool) {
 // search reads.
 const linearMembers = 512
 
-func liveAt(e *Entry, at int64) bool {
-	return !e.Deleted && e.ValidFrom <= at && at < e.ValidTo
-}
+func liveAt(e *Entry, at int64) bool { return live(e.Deleted, e.ValidFrom, e.ValidTo, at) }
+
+// live reports whether a record neither forgotten nor outside its
+// validity [from, to) is live at time at.
+func live(deleted bool, from, to, at int64) bool { return !deleted && from <= at && at < to }
 
 // Next returns the id of the nearest record after the one of id in its
 // thread (in time, then id order) that c passes: the turn that answers a
