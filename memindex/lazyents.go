@@ -338,7 +338,7 @@ func (l *lazyEnts[K]) decode(i int, e *Entry, key *K) bool {
 		return false
 	case e.tOff < 0 || e.tLen < 0 || int(e.tOff)+int(e.tLen) > l.arenaLen:
 		return false
-	case e.sk >= 0 && (l.words == 0 || e.sk%l.words != 0 || e.sk/l.words >= len(l.skEnt) || int(l.skEnt[e.sk/l.words]) != i):
+	case e.sk >= 0 && (l.words == 0 || e.sk >= len(l.skEnt) || int(l.skEnt[e.sk]) != i):
 		return false
 	case e.sk < -1:
 		return false

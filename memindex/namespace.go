@@ -27,18 +27,20 @@ type Namespace[K comparable] struct {
 	// vecBuf is scratch for one vector in float32 (under the write lock).
 	vecBuf []float32
 	// signs holds the sketch (see sketch) of every vector of dimension
-	// sketchDim, at Entry.sk: what Vector scans before rescoring exactly.
-	signs     []uint64
-	sketching bool         // sketches are built and kept current by every write
-	build     *sketchBuild // the background build of the sketches, while it runs
-	builds    int          // full builds of the sketches so far
-	skEnt     []int32      // sketch slot -> entry position
-	sketchDim int
-	sketchBuf []float32
-	kw        keywordIndex
-	thr       threadMembers // each thread's entries in order, for document expansion
-	thrCap    int64         // the sum of the capacities of thr's lists (MemoryBytes)
-	snapVecs                // checksums of the vectors read from a snapshot (snapshot.go)
+	// sketchDim, in slot Entry.sk: what Vector scans before rescoring
+	// exactly.
+	signs      signTable
+	sketching  bool         // sketches are built and kept current by every write
+	build      *sketchBuild // the background build of the sketches, while it runs
+	builds     int          // full builds of the sketches so far
+	skEnt      []int32      // sketch slot -> entry position
+	sketchDim  int
+	sketchBuf  []float32
+	sketchBits []uint64 // one sketch, under the write lock
+	kw         keywordIndex
+	thr        threadMembers // each thread's entries in order, for document expansion
+	thrCap     int64         // the sum of the capacities of thr's lists (MemoryBytes)
+	snapVecs                 // checksums of the vectors read from a snapshot (snapshot.go)
 }
 
 // New returns an empty namespace sized for count records of vectors of
@@ -336,7 +338,8 @@ func (n *Namespace[K]) Sketching() bool { return n.sketching }
 func (n *Namespace[K]) BuildSketches() {
 	n.build = nil // a background build in flight is dropped
 	n.builds++
-	n.signs, n.skEnt, n.sketchDim = n.signs[:0], n.skEnt[:0], 0
+	n.signs.reset(0, 0)
+	n.skEnt, n.sketchDim = n.skEnt[:0], 0
 	n.sketching = true
 	n.decodeAll()
 	for i := range n.Len() {
@@ -356,11 +359,12 @@ type sketchBuild struct {
 	count int
 	dirty []int
 	sks   []int // entry position -> sketch slot, -1 = none
-	signs []uint64
+	signs signTable
 	skEnt []int32
 	dim   int
 	buf   []float32
 	dq    []float32 // one vector dequantised
+	bits  []uint64  // its sketch
 	next  int       // the next position to sketch
 }
 
@@ -388,21 +392,20 @@ func (b *sketchBuild) step(vecs []int8, ents entAt) bool {
 		}
 		words := sketchWords(b.dim)
 		b.sks = make([]int, b.count)
-		b.signs = make([]uint64, 0, b.count*words)
+		b.signs.reset(words, b.count)
 		b.skEnt = make([]int32, 0, b.count)
 		b.buf = make([]float32, words*64)
+		b.bits = make([]uint64, words)
 		b.dq = make([]float32, b.dim)
 	}
-	words := sketchWords(b.dim)
 	end := min(b.next+sketchChunk, b.count)
 	for i := b.next; i < end; i++ {
 		e := ents(i)
 		b.sks[i] = -1
 		if b.dim > 0 && e.dim == b.dim {
-			b.sks[i] = len(b.signs)
-			b.signs = append(b.signs, make([]uint64, words)...)
 			dequantize(vecs[e.off:e.off+e.dim], e.vs, b.dq)
-			sketch(b.dq, b.signs[b.sks[i]:b.sks[i]+words], b.buf)
+			sketch(b.dq, b.bits, b.buf)
+			b.sks[i] = b.signs.add(b.bits)
 			b.skEnt = append(b.skEnt, int32(i))
 		}
 	}
@@ -472,17 +475,11 @@ func (n *Namespace[K]) setSketch(old int, v []float32, ent int) int {
 		return -1
 	}
 	words := sketchWords(len(v))
-	if len(n.sketchBuf) != words*64 {
-		n.sketchBuf = make([]float32, words*64)
+	if len(n.sketchBuf) != words*64 || len(n.sketchBits) != words {
+		n.sketchBuf, n.sketchBits = make([]float32, words*64), make([]uint64, words)
 	}
-	at := old
-	if at < 0 {
-		at = len(n.signs)
-		n.signs = append(n.signs, make([]uint64, words)...)
-		n.skEnt = append(n.skEnt, int32(ent))
-	}
-	sketch(v, n.signs[at:at+words], n.sketchBuf)
-	return at
+	sketch(v, n.sketchBits, n.sketchBuf)
+	return n.setSketchBits(old, len(v), n.sketchBits, ent)
 }
 
 // setSketchBits is setSketch of a vector of dimension dim whose sketch
@@ -494,13 +491,13 @@ func (n *Namespace[K]) setSketchBits(old, dim int, bits []uint64, ent int) int {
 	if dim != n.sketchDim {
 		return -1
 	}
-	words := sketchWords(dim)
-	at := old
-	if at < 0 {
-		at = len(n.signs)
-		n.signs = append(n.signs, make([]uint64, words)...)
-		n.skEnt = append(n.skEnt, int32(ent))
+	if n.signs.len() == 0 {
+		n.signs.reset(sketchWords(dim), 0)
 	}
-	copy(n.signs[at:at+words], bits)
-	return at
+	if old >= 0 {
+		n.signs.set(old, bits)
+		return old
+	}
+	n.skEnt = append(n.skEnt, int32(ent))
+	return n.signs.add(bits)
 }

@@ -68,6 +68,7 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 	}
 	a.vecBuf, b.vecBuf = nil, nil // scratch
 	a.sketchBuf, b.sketchBuf = nil, nil
+	a.sketchBits, b.sketchBits = nil, nil
 	a.kw.buf, b.kw.buf = nil, nil
 	a.kw.scratch, b.kw.scratch = nil, nil
 	if !reflect.DeepEqual(a, b) {
@@ -79,7 +80,7 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 		t.Fatalf("the namespaces differ (entries %d and %d; vectors equal %v, signs equal %v, keyword index equal %v)",
 			a.Len(), b.Len(), reflect.DeepEqual(a.vecs, b.vecs), reflect.DeepEqual(a.signs, b.signs), reflect.DeepEqual(a.kw, b.kw))
 	}
-	if !a.sketching || len(a.signs) == 0 || a.kw.docs == 0 {
+	if !a.sketching || a.signs.len() == 0 || a.kw.docs == 0 {
 		t.Fatal("the test built no sketches or no postings")
 	}
 }

@@ -26,7 +26,7 @@ type quantCorpus struct {
 	dim  int
 	rng  *rand.Rand
 	// signs32 are the sketches of the float32 vectors (withFloatSketches).
-	signs32 []uint64
+	signs32 signTable
 }
 
 func newQuantCorpus(vecs [][]float32, seed int64) *quantCorpus {
@@ -256,13 +256,15 @@ func overlap(got, want []mnemo.Hit) float64 {
 // vector instead of the stored (dequantised) one.
 func (qc *quantCorpus) withFloatSketches(f func() []mnemo.Hit) []mnemo.Hit {
 	n := qc.n
-	if qc.signs32 == nil {
-		qc.signs32 = slices.Clone(n.signs)
+	if qc.signs32.per == 0 {
+		qc.signs32.per = n.signs.per
+		qc.signs32.first, qc.signs32.rest = slices.Clone(n.signs.first), slices.Clone(n.signs.rest)
 		words := sketchWords(n.sketchDim)
-		buf := make([]float32, words*64)
+		buf, bits := make([]float32, words*64), make([]uint64, words)
 		for i := range n.Len() {
 			if e := n.ent(i); e.sk >= 0 {
-				sketch(qc.norm[i*qc.dim:(i+1)*qc.dim], qc.signs32[e.sk:e.sk+words], buf)
+				sketch(qc.norm[i*qc.dim:(i+1)*qc.dim], bits, buf)
+				qc.signs32.set(e.sk, bits)
 			}
 		}
 	}

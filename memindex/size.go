@@ -44,7 +44,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 		b += l.next.Load()*entrySz + 4*int64(cap(l.slot)) // the entries decoded so far
 	}
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
-	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + 8*int64(cap(n.signs)) + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf))
+	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + n.signs.capBytes() + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf)) + 8*int64(cap(n.sketchBits))
 	kw := &n.kw
 	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes + int64(cap(kw.names))*stringHdr
 	b += int64(cap(kw.postings))*sliceHdr + kw.postCap*postingSz
@@ -55,7 +55,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	b += mapBytes(len(n.thr), stringHdr+sliceHdr) + 4*n.thrCap
 	b += 4*int64(cap(n.vcrc)) + 8*int64(cap(n.vok))
 	if bd := n.build; bd != nil {
-		b += 8*int64(cap(bd.sks)) + 8*int64(cap(bd.signs)) + 4*int64(cap(bd.skEnt)) + 4*int64(cap(bd.buf)) + 4*int64(cap(bd.dq)) + 8*int64(cap(bd.dirty))
+		b += 8*int64(cap(bd.sks)) + bd.signs.capBytes() + 8*int64(cap(bd.bits)) + 4*int64(cap(bd.skEnt)) + 4*int64(cap(bd.buf)) + 4*int64(cap(bd.dq)) + 8*int64(cap(bd.dirty))
 	}
 	return b
 }

@@ -43,13 +43,13 @@ func fillNamespace(rng *rand.Rand, count int) *Namespace[int] {
 // checkSketches fails unless every entry with a vector of the sketch
 // dimension has exactly one live sketch slot, holding the sketch of its
 // current vector; every other slot is stale.
-func checkSketches(t *testing.T, n *Namespace[int]) {
+func checkSketches[K comparable](t *testing.T, n *Namespace[K]) {
 	t.Helper()
 	if !n.sketching {
 		t.Fatal("sketches are not installed")
 	}
 	words := sketchWords(n.sketchDim)
-	want := make([]uint64, words)
+	want, got := make([]uint64, words), make([]uint64, words)
 	buf := make([]float32, words*64)
 	live := 0
 	for i := range n.Len() {
@@ -60,11 +60,12 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 		if e.sk < 0 {
 			t.Fatalf("entry %d (%s) has no sketch", i, e.ID)
 		}
-		if got := int(n.skEnt[e.sk/words]); got != i {
+		if got := int(n.skEnt[e.sk]); got != i {
 			t.Fatalf("sketch slot of entry %d names entry %d", i, got)
 		}
 		sketch(n.vector(e), want, buf)
-		if !slices.Equal(n.signs[e.sk:e.sk+words], want) {
+		n.signs.get(e.sk, got)
+		if !slices.Equal(got, want) {
 			t.Fatalf("entry %d (%s): sketch is not that of its current vector", i, e.ID)
 		}
 		live++
@@ -73,7 +74,7 @@ func checkSketches(t *testing.T, n *Namespace[int]) {
 	// another slot or lost its vector), which sketchSearch skips.
 	stale := 0
 	for k, i := range n.skEnt {
-		if e := n.ent(int(i)); e.sk != k*words || e.dim != n.sketchDim {
+		if e := n.ent(int(i)); e.sk != k || e.dim != n.sketchDim {
 			stale++
 		}
 	}

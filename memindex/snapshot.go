@@ -54,7 +54,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 6       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics
+	snapVersion = 7       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -79,14 +79,19 @@ const (
 	secVecMeta
 	secVecs
 	secSigns
-	secBlockCRC // CRC-32C of each lazyBlock of secStrings, secStringEnds, secCols, secPostings and secArena, in that order (lazycrc.go)
-	secByKey    // (key uint64, position uint32, 0 uint32) of each entry, by key
-	secByID     // (id's string uint32, position uint32) of each entry, by id
-	secStats    // the keyword index's totals and per-level statistics (writeStats)
-	secEntCRC   // CRC-32C of each entry of secEntries (lazyents.go)
-	secCols     // what keyword scoring reads of each entry (scoreCols), without decoding it (lazyents.go)
+	secBlockCRC  // CRC-32C of each lazyBlock of secStrings, secStringEnds, secCols, secPostings and secArena, in that order (lazycrc.go)
+	secByKey     // (key uint64, position uint32, 0 uint32) of each entry, by key
+	secByID      // (id's string uint32, position uint32) of each entry, by id
+	secStats     // the keyword index's totals and per-level statistics (writeStats)
+	secEntCRC    // CRC-32C of each entry of secEntries (lazyents.go)
+	secCols      // what keyword scoring reads of each entry (scoreCols), without decoding it (lazyents.go)
+	secSignsRest // the sketches' rounds after the first (secSigns holds the first; signTable)
 	numSections
 )
+
+// signSections are the sections of the parts of the sketches
+// (signTable.parts), in order.
+var signSections = [2]int{secSigns, secSignsRest}
 
 // castagnoli is the CRC-32C table, made on first use.
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
@@ -315,10 +320,6 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	sw.endBlocks()
 
 	// Vectors, arena and sketches are renumbered as the entries are.
-	words := 0
-	if n.sketchDim > 0 {
-		words = sketchWords(n.sketchDim)
-	}
 	var vecOff, tOff, skOff uint64
 	entCRC := make([]uint32, 0, len(live))
 	sw.begin(secEntries, 8)
@@ -343,7 +344,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		sk := int32(-1)
 		if e.sk >= 0 && n.sketching {
 			sk = int32(skOff)
-			skOff += uint64(words)
+			skOff++
 		}
 		le.PutUint32(eb[108:], uint32(sk))
 		le.PutUint32(eb[112:], uint32(e.dl))
@@ -480,17 +481,21 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 	}
 	sw.end()
 
-	sw.begin(secSigns, snapAlign)
-	if n.sketching {
-		for _, i := range live {
-			if sk := n.ent(int(i)).sk; sk >= 0 {
-				for _, x := range n.signs[sk : sk+words] {
-					sw.u64(x)
+	for p, sec := range signSections {
+		sw.begin(sec, snapAlign)
+		if n.sketching {
+			part := *n.signs.parts()[p]
+			w := len(part) / max(n.signs.len(), 1) // words of a slot in this part
+			for _, i := range live {
+				if sk := n.ent(int(i)).sk; sk >= 0 {
+					for _, x := range part[sk*w : (sk+1)*w] {
+						sw.u64(x)
+					}
 				}
 			}
 		}
+		sw.end()
 	}
-	sw.end()
 
 	// Lookup tables by key and by id, and the keyword statistics.
 	byKey := make([]int32, len(live))
@@ -644,9 +649,21 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, enc func(K) uin
 		}
 		return b
 	}
-	vecB, signB := sections(true, secVecs), sections(true, secSigns)
+	vecB := sections(true, secVecs)
+	var signB [2][]byte
+	for r, sec := range signSections {
+		signB[r] = sections(true, sec)
+	}
 	bigErr := make(chan error, 1)
-	go func() { bigErr <- f.check(secSigns, signB) }()
+	go func() {
+		var err error
+		for r, sec := range signSections {
+			if err == nil {
+				err = f.check(sec, signB[r])
+			}
+		}
+		bigErr <- err
+	}()
 	// The check must be over before returning, even on a panic: the
 	// caller may unmap the bytes it reads.
 	var berr error
@@ -684,7 +701,7 @@ func castSlice[T any](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b[:1]))), cap(b)/size)[:len(b)/size]
 }
 
-func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) uint64, vecB, signB []byte) (*Namespace[K], error) {
+func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) uint64, vecB []byte, signB [2][]byte) (*Namespace[K], error) {
 	n := &Namespace[K]{pos: map[K]int{}, byID: map[string]int{},
 		keys: make([]K, f.ents, f.ents+f.ents/8+16),
 		vecs: castSlice[int8](vecB), kw: newKeywordIndex(f.ents)}
@@ -825,15 +842,19 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	// is decoded.
 	if f.flags&1 != 0 {
 		n.sketching, n.builds, n.sketchDim = true, 1, f.sketchDim
-		n.signs = castSlice[uint64](signB)
 		n.skEnt = castSlice[int32](f.section(secSkEnt))
 		n.skEnt = n.skEnt[:len(n.skEnt):len(n.skEnt)]
 		words := 0
 		if f.sketchDim > 0 {
 			words = sketchWords(f.sketchDim)
 		}
-		if words*len(n.skEnt) != len(n.signs) {
-			return nil, snapErr("sketches")
+		n.signs.per = words / sketchRounds
+		for p, w := range [2]int{n.signs.per, words - n.signs.per} {
+			part := n.signs.parts()[p]
+			*part = castSlice[uint64](signB[p])
+			if len(*part) != w*len(n.skEnt) || len(signB[p])%8 != 0 {
+				return nil, snapErr("sketches")
+			}
 		}
 		for i, p := range n.skEnt {
 			if p < 0 || int(p) >= f.ents {

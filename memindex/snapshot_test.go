@@ -287,6 +287,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			b := snapBytes(t, n, 99)
 			m := readSnap(t, b)
 			sameKeys(t, "read back", rows, m)
+			if tc.sketches {
+				checkSketches(t, m) // every sketch read back, by parts, at its entry's slot
+			}
 			// Stale sketch slots of the written namespace move its
 			// sketch search's candidate cut; the snapshot has none.
 			sameAnswersMode(t, "read back vs written", n, m, rand.New(rand.NewSource(1)), tc.dim, !tc.sketches)
@@ -317,6 +320,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			}
 			sameAnswersMode(t, "after writes", n, m, rand.New(rand.NewSource(3)), tc.dim, !tc.sketches)
 			sameKeys(t, "after writes", rows, m) // keys and ids found beside the snapshot's tables
+			if tc.sketches {
+				checkSketches(t, m) // slots set in place and appended to the parts read
+			}
 			m2 := readSnap(t, snapBytes(t, m, 199))
 			sameKeys(t, "second generation", rows, m2)
 			sameAnswersMode(t, "second generation", n, m2, rand.New(rand.NewSource(4)), tc.dim, !tc.sketches)

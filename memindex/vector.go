@@ -3,7 +3,6 @@ package memindex
 import (
 	"container/heap"
 	"math"
-	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -250,19 +249,21 @@ const (
 // sketchSearch is Vector for large namespaces: the sign bits of every
 // vector (one bit per dimension, a random-hyperplane sketch, since hashed
 // and learned embeddings alike spread their coordinates evenly) are
-// compared with the query's by Hamming distance, which tracks the angle;
-// the closest sketchPool candidates are then scored from their codes
-// (qn is ‖q‖), and those that may be in the top n returned for rescoring.
-// It reads 1/8 of the memory of a full scan of the codes. It returns nil
-// when the filters leave too few candidates.
+// compared with the query's by Hamming distance, which tracks the angle:
+// first by the first of the sketch's rounds for every vector, then by all
+// of them for the firstPool closest; the closest sketchPool candidates are
+// then scored from their codes (qn is ‖q‖), and those that may be in the
+// top n returned for rescoring. It reads 1/24 of the memory of a full scan
+// of the codes. It returns nil when the filters leave too few candidates.
 func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) []cand {
 	words := sketchWords(len(q))
 	qs := make([]uint64, words)
 	sketch(q, qs, make([]float32, words*64))
-	slots := len(idx.signs) / words
-	// Both passes run in parallel chunks of the slots on a large namespace
-	// (each chunk its own histogram and collector, merged after: the same
-	// cut, and rescore keeps the same candidates of any split).
+	t := &idx.signs
+	per, slots := t.per, t.len()
+	// The passes run in parallel chunks of the slots on a large namespace
+	// (each chunk its own histogram, list and collector, merged after: the
+	// same cuts, and rescore keeps the same candidates of any split).
 	workers := 1
 	if slots >= parallelSlots {
 		workers = min(runtime.GOMAXPROCS(0), 4)
@@ -283,49 +284,71 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 		}
 		wg.Wait()
 	}
-	// Pass 1: the Hamming distance of every sketch, read sequentially, and
-	// a histogram of them. Filters are not checked yet: they touch the
-	// (much larger) entries.
+	hists := make([][]int, workers)
+	merged := func() []int {
+		hist := hists[0]
+		for _, h := range hists[1:] {
+			for d, k := range h {
+				hist[d] += k
+			}
+		}
+		return hist
+	}
+	cutAt := func(hist []int, keep int) int {
+		seen := 0
+		for d, k := range hist {
+			if seen += k; seen >= keep {
+				return d
+			}
+		}
+		return len(hist)
+	}
+	pool := sketchPool(n, idx.Len())
+	// Pass 1: the Hamming distance of every slot's first round, read
+	// sequentially, and a histogram of them. Filters are not checked yet:
+	// they touch the (much larger) entries.
 	dp := distPool.Get().(*[]uint16)
 	defer distPool.Put(dp)
 	if cap(*dp) < slots {
 		*dp = make([]uint16, slots+slots/8)
 	}
 	dist := (*dp)[:slots] // every element is written below
-	hists := make([][]int, workers)
 	inParallel(func(w, lo, hi int) {
 		hist := make([]int, words*64+1)
-		hamming(idx.signs, qs, dist, hist, lo, hi)
+		hamming(t.first, qs[:per], dist, hist, lo, hi)
 		hists[w] = hist
 	})
-	hist := hists[0]
-	for _, h := range hists[1:] {
-		for d, k := range h {
-			hist[d] += k
+	// Pass 2: the firstPool(pool) closest by the first round are ranked by
+	// every round; the pool closest of them are candidates.
+	cut := cutAt(merged(), firstPool(pool))
+	lists := make([][]int32, workers)
+	inParallel(func(w, lo, hi int) {
+		hist, list := hists[w], []int32(nil)
+		clear(hist)
+		for k := lo; k < hi; k++ {
+			if int(dist[k]) <= cut {
+				d := int(dist[k]) + t.restDistance(k, qs)
+				dist[k] = uint16(d)
+				hist[d]++
+				list = append(list, int32(k))
+			}
 		}
-	}
-	pool := sketchPool(n, idx.Len())
-	cut, seen := words*64, 0
-	for d, k := range hist {
-		seen += k
-		if seen >= pool {
-			cut = d
-			break
-		}
-	}
-	// Pass 2: entries whose sketch is within the cut pass the filters and
-	// are scored from their codes.
+		lists[w] = list
+	})
+	cut = cutAt(merged(), pool)
+	// Pass 3: candidates within the cut pass the filters and are scored
+	// from their codes.
 	parts := make([]collector, workers)
 	admits := make([]int, workers)
-	inParallel(func(w, lo, hi int) {
+	inParallel(func(w, _, _ int) {
 		cl := &parts[w]
-		for k := lo; k < hi; k++ {
+		for _, k := range lists[w] {
 			if int(dist[k]) > cut {
 				continue
 			}
 			i := int(idx.skEnt[k])
 			e := idx.ent(i)
-			if e.sk != k*words || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
+			if e.sk != int(k) || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
 				continue
 			}
 			admits[w]++
@@ -352,37 +375,14 @@ var distPool = sync.Pool{New: func() any { return new([]uint16) }}
 // on several cores.
 var parallelSlots = 50000 // a variable for tests
 
-// hamming writes into dist the Hamming distance of each sketch of slots
-// [lo, hi) of signs to the query sketch qs, and counts them in hist.
-func hamming(signs, qs []uint64, dist []uint16, hist []int, lo, hi int) {
-	words := len(qs)
-	if words == 24 { // 384 dimensions: unrolled, without bounds checks
-		q := (*[24]uint64)(qs)
-		for k := lo; k < hi; k++ {
-			w := (*[24]uint64)(signs[k*24 : k*24+24])
-			d := bits.OnesCount64(w[0]^q[0]) + bits.OnesCount64(w[1]^q[1]) + bits.OnesCount64(w[2]^q[2]) +
-				bits.OnesCount64(w[3]^q[3]) + bits.OnesCount64(w[4]^q[4]) + bits.OnesCount64(w[5]^q[5]) +
-				bits.OnesCount64(w[6]^q[6]) + bits.OnesCount64(w[7]^q[7]) + bits.OnesCount64(w[8]^q[8]) +
-				bits.OnesCount64(w[9]^q[9]) + bits.OnesCount64(w[10]^q[10]) + bits.OnesCount64(w[11]^q[11]) +
-				bits.OnesCount64(w[12]^q[12]) + bits.OnesCount64(w[13]^q[13]) + bits.OnesCount64(w[14]^q[14]) +
-				bits.OnesCount64(w[15]^q[15]) + bits.OnesCount64(w[16]^q[16]) + bits.OnesCount64(w[17]^q[17]) +
-				bits.OnesCount64(w[18]^q[18]) + bits.OnesCount64(w[19]^q[19]) + bits.OnesCount64(w[20]^q[20]) +
-				bits.OnesCount64(w[21]^q[21]) + bits.OnesCount64(w[22]^q[22]) + bits.OnesCount64(w[23]^q[23])
-			dist[k] = uint16(d)
-			hist[d]++
-		}
-		return
-	}
-	for k := lo; k < hi; k++ {
-		w := signs[k*words : (k+1)*words]
-		d := 0
-		for j, x := range w {
-			d += bits.OnesCount64(x ^ qs[j])
-		}
-		dist[k] = uint16(d)
-		hist[d]++
-	}
-}
+// firstPool is how many slots closest to the query by the first round of
+// their sketches are ranked by all rounds, to find the pool closest by
+// all. At 1,000,000 hashed embeddings of Zipf-distributed text (a scratch
+// test of 30 queries), the recall of the exact top 100 was 0.891, 0.949,
+// 0.983, 0.995 and 0.998 with 1, 2, 4, 8 and 16 times the pool, against
+// 0.998 ranking every slot by all rounds; a search took 10.4 ms that way
+// and 7.7 ms with 8 times.
+func firstPool(pool int) int { return 8 * pool }
 
 // sketchPool is how many sketch-nearest candidates are rescored for a top
 // n: a hundredth of the namespace, at least 5n and at most 25n. The

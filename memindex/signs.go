@@ -1,0 +1,107 @@
+package memindex
+
+import "math/bits"
+
+// signTable holds the sketches of a namespace in two parts: the first
+// round of every slot (first[k*per : (k+1)*per]), then the other rounds of
+// every slot (rest[k*(words-per) : (k+1)*(words-per)]). A search ranks
+// every slot by its first round alone, a third of the memory of the whole
+// sketches, and only the closest of them by the rest (sketchSearch),
+// reading each one's rest in one place.
+type signTable struct {
+	per   int // 64-bit words of one round; 0 before the first sketch
+	first []uint64
+	rest  []uint64
+}
+
+// parts are the table's two parts, in order (the snapshot's sections).
+func (t *signTable) parts() [2]*[]uint64 { return [2]*[]uint64{&t.first, &t.rest} }
+
+// len is the number of slots.
+func (t *signTable) len() int {
+	if t.per == 0 {
+		return 0
+	}
+	return len(t.first) / t.per
+}
+
+// reset empties t for sketches of words words (sketchWords), keeping
+// capacity for n slots.
+func (t *signTable) reset(words, n int) {
+	t.per = words / sketchRounds
+	if cap(t.first) < n*t.per {
+		t.first, t.rest = make([]uint64, 0, n*t.per), make([]uint64, 0, n*(words-t.per))
+	}
+	t.first, t.rest = t.first[:0], t.rest[:0]
+}
+
+// add appends a slot holding the sketch bits (sketchWords words, round
+// after round, as sketch writes them) and returns its index.
+func (t *signTable) add(bits []uint64) int {
+	k := t.len()
+	t.first = append(t.first, bits[:t.per]...)
+	t.rest = append(t.rest, bits[t.per:]...)
+	return k
+}
+
+// set stores the sketch bits in slot k.
+func (t *signTable) set(k int, bits []uint64) {
+	r := len(bits) - t.per
+	copy(t.first[k*t.per:(k+1)*t.per], bits[:t.per])
+	copy(t.rest[k*r:(k+1)*r], bits[t.per:])
+}
+
+// get writes the sketch of slot k into out.
+func (t *signTable) get(k int, out []uint64) {
+	r := len(out) - t.per
+	copy(out[:t.per], t.first[k*t.per:(k+1)*t.per])
+	copy(out[t.per:], t.rest[k*r:(k+1)*r])
+}
+
+// capBytes is the memory the table holds.
+func (t *signTable) capBytes() int64 { return 8 * int64(cap(t.first)+cap(t.rest)) }
+
+// hamming writes into dist the Hamming distance of slots [lo, hi) of round
+// to the same round of the query sketch q, and counts them in hist.
+func hamming(round, q []uint64, dist []uint16, hist []int, lo, hi int) {
+	if len(q) == 8 { // 384 dimensions (512 bits a round): unrolled, without bounds checks
+		q := (*[8]uint64)(q)
+		for k := lo; k < hi; k++ {
+			d := ham8((*[8]uint64)(round[k*8:k*8+8]), q)
+			dist[k] = uint16(d)
+			hist[d]++
+		}
+		return
+	}
+	per := len(q)
+	for k := lo; k < hi; k++ {
+		d := hamN(round[k*per:(k+1)*per], q)
+		dist[k] = uint16(d)
+		hist[d]++
+	}
+}
+
+// restDistance is the Hamming distance of slot k to the query sketch qs
+// in every round but the first.
+func (t *signTable) restDistance(k int, qs []uint64) int {
+	q := qs[t.per:]
+	w := t.rest[k*len(q) : (k+1)*len(q)]
+	if len(q) == 16 { // 384 dimensions
+		return ham8((*[8]uint64)(w[:8]), (*[8]uint64)(q[:8])) + ham8((*[8]uint64)(w[8:]), (*[8]uint64)(q[8:]))
+	}
+	return hamN(w, q)
+}
+
+func ham8(w, q *[8]uint64) int {
+	return bits.OnesCount64(w[0]^q[0]) + bits.OnesCount64(w[1]^q[1]) + bits.OnesCount64(w[2]^q[2]) +
+		bits.OnesCount64(w[3]^q[3]) + bits.OnesCount64(w[4]^q[4]) + bits.OnesCount64(w[5]^q[5]) +
+		bits.OnesCount64(w[6]^q[6]) + bits.OnesCount64(w[7]^q[7])
+}
+
+func hamN(w, q []uint64) int {
+	d := 0
+	for j, x := range w {
+		d += bits.OnesCount64(x ^ q[j])
+	}
+	return d
+}
