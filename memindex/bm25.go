@@ -359,7 +359,7 @@ func (idx *Namespace[K]) compact() {
 type searchScratch struct {
 	scores  []float64
 	touched []int32
-	tf      []float64 // a term's frequency per entry, zero between terms
+	tf      []float32 // a term's frequency per entry, zero between terms (whole numbers and halves: exact)
 	term    []int32   // the entries with a frequency for the current term
 	best    bestHeap  // the scored entries, best first
 }
@@ -417,7 +417,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		avg = 1
 	}
 	if len(sc.tf) < idx.Len() {
-		sc.tf = make([]float64, idx.Len()+idx.Len()/4)
+		sc.tf = make([]float32, idx.Len()+idx.Len()/4)
 	}
 	tfs := sc.tf
 	for _, q := range qs {
@@ -436,7 +436,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 			if tfs[p.ent] == 0 {
 				term = append(term, p.ent)
 			}
-			tfs[p.ent] += float64(p.tf)
+			tfs[p.ent] += float32(p.tf)
 		}
 		if len(idx.thr) > 0 && !BM25FTS5IDF {
 			for _, p := range k.postings[q.id] {
@@ -449,7 +449,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 			}
 		}
 		for _, i := range term {
-			tf := tfs[i]
+			tf := float64(tfs[i])
 			tfs[i] = 0
 			norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.dlOf(int(i)))/avg)
 			if scores[i] == 0 {

@@ -9,16 +9,20 @@ import (
 // The postings and the term lists of a snapshot are not checked when it is
 // read: a one-shot command reads the postings of a few query terms and the
 // term lists of a few hundred candidates, and checking all of them (18 MB
-// at 100,000 records) made it fault in every page. Each 64 KiB block of
-// the two sections has its own CRC-32C instead (section secBlockCRC,
+// at 100,000 records) made it fault in every page. Each 4 KiB block of
+// the two sections (and of the strings, their ends and the scoring
+// columns) has its own CRC-32C instead (section secBlockCRC,
 // itself checked when the snapshot is read), checked the first time
 // anything in the block is read. A mismatch marks the namespace corrupt
 // (Corrupt), as a damaged vector does: the read that found it uses nothing
 // of the block, and the store loads the namespace from its rows and reads
 // again.
 
-// lazyBlock is the size of a block checked on first use.
-const lazyBlock = 1 << 16
+// lazyBlock is the size of a block checked on first use: a page, since
+// the entries a one-shot command reads lie scattered (with blocks of 64
+// KiB, checking the strings and term lists of the few hundred entries a
+// digest decodes at 100,000 records read most of both sections).
+const lazyBlock = 1 << 12
 
 // lazySection is a section of a snapshot read in place whose blocks are
 // checked on first use.

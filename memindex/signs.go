@@ -81,6 +81,23 @@ func hamming(round, q []uint64, dist []uint16, hist []int, lo, hi int) {
 	}
 }
 
+// distances writes into dist the Hamming distance of slots [lo, hi) to the
+// query sketch qs in every round, and counts them in hist.
+func (t *signTable) distances(qs []uint64, dist []uint16, hist []int, lo, hi int) {
+	per := t.per
+	for k := lo; k < hi; k++ {
+		var d int
+		if per == 8 {
+			d = ham8((*[8]uint64)(t.first[k*8:k*8+8]), (*[8]uint64)(qs[:8]))
+		} else {
+			d = hamN(t.first[k*per:(k+1)*per], qs[:per])
+		}
+		d += t.restDistance(k, qs)
+		dist[k] = uint16(d)
+		hist[d]++
+	}
+}
+
 // restDistance is the Hamming distance of slot k to the query sketch qs
 // in every round but the first.
 func (t *signTable) restDistance(k int, qs []uint64) int {

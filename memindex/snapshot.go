@@ -41,7 +41,7 @@ import (
 // and is refused as a whole. Six sections are checked as they are used
 // instead: each vector and each entry against its own CRC (secVecCRC,
 // secEntCRC), and the strings, their ends, the postings and the term
-// lists by blocks of 64 KiB (secBlockCRC, lazycrc.go), so that a process
+// lists by blocks of 4 KiB (secBlockCRC, lazycrc.go), so that a process
 // that reads a few of them does not read them all.
 //
 // Reading maps the big arrays (entries, strings, vectors, sketches,
@@ -54,7 +54,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 7       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round
+	snapVersion = 8       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round; 8: blocks of 4 KiB checked as read
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
