@@ -407,7 +407,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
 	if len(sc.scores) < idx.Len() {
-		sc.scores = make([]float64, idx.Len()+idx.Len()/4)
+		sc.scores = hugeScratch[float64](idx.Len() + idx.Len()/4)
 	}
 	scores := sc.scores
 	touched := sc.touched[:0]
@@ -417,7 +417,7 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		avg = 1
 	}
 	if len(sc.tf) < idx.Len() {
-		sc.tf = make([]float32, idx.Len()+idx.Len()/4)
+		sc.tf = hugeScratch[float32](idx.Len() + idx.Len()/4)
 	}
 	tfs := sc.tf
 	for _, q := range qs {

@@ -56,3 +56,25 @@ func filled[T any](s []T) {
 		advise(unsafe.Pointer(unsafe.SliceData(s[:c])), uintptr(c)*unsafe.Sizeof(z), unix.MADV_NOHUGEPAGE)
 	}
 }
+
+// hugeScratch makes a slice of n zero elements for scattered use (a
+// per-entry accumulator) with its pages faulted in now, as huge pages where
+// the system allows: a fresh 10 MB array written at random places costs
+// a one-shot process one page fault per 4 KiB it touches (2,500 for the
+// scores of a keyword query at 1,000,000 records), where faulting in its
+// huge pages first costs five.
+func hugeScratch[T any](n int) []T {
+	s := hugeSlice[T](n, n)
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if size == 0 || n*size < 2<<20 {
+		return s // below a huge page: advise did nothing, the pages fault as used
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n*size)
+	for i := 0; i < len(b); i += 2 << 20 {
+		b[i] = 0
+	}
+	b[len(b)-1] = 0
+	filled(s)
+	return s
+}

@@ -251,6 +251,7 @@ func (n *Namespace[K]) decodeEnt(i int) int32 {
 			}
 			if at+1 == int64(l.count) {
 				filled(l.dense) // every entry is decoded: no more huge pages asked for
+				filled(l.slot)
 			}
 			st.Store(int32(at + 1))
 			return int32(at + 1)

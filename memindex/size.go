@@ -109,6 +109,7 @@ func (n *Namespace[K]) Evicted() {
 	n.build = nil
 	if l := n.lazy; l != nil {
 		filled(l.dense) // its memory goes back to the heap: no huge pages for small objects
+		filled(l.slot)
 	}
 }
 

@@ -314,7 +314,7 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	dp := distPool.Get().(*[]uint16)
 	defer distPool.Put(dp)
 	if cap(*dp) < slots {
-		*dp = make([]uint16, slots+slots/8)
+		*dp = hugeScratch[uint16](slots + slots/8)
 	}
 	dist := (*dp)[:slots] // every element is written below
 	inParallel(func(w, lo, hi int) {
