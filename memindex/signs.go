@@ -1,6 +1,11 @@
 package memindex
 
-import "math/bits"
+import (
+	"hash/crc32"
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+)
 
 // signTable holds the sketches of a namespace in two parts: the first
 // round of every slot (first[k*per : (k+1)*per]), then the other rounds of
@@ -12,6 +17,14 @@ type signTable struct {
 	per   int // 64-bit words of one round; 0 before the first sketch
 	first []uint64
 	rest  []uint64
+	// Read from a snapshot, the rest of each slot is checked against its
+	// own CRC-32C the first time a search reads it (most searches read a
+	// few of them): restCRC holds the snapshot's slots' checksums,
+	// restOK[k/64] bit k%64 is set once slot k is checked (or written
+	// since), and bad is the namespace's corrupt flag, set by a mismatch.
+	restCRC []uint32
+	restOK  []atomic.Uint64
+	bad     *atomic.Bool
 }
 
 // parts are the table's two parts, in order (the snapshot's sections).
@@ -33,6 +46,7 @@ func (t *signTable) reset(words, n int) {
 		t.first, t.rest = make([]uint64, 0, n*t.per), make([]uint64, 0, n*(words-t.per))
 	}
 	t.first, t.rest = t.first[:0], t.rest[:0]
+	t.restCRC, t.restOK = nil, nil
 }
 
 // add appends a slot holding the sketch bits (sketchWords words, round
@@ -49,6 +63,30 @@ func (t *signTable) set(k int, bits []uint64) {
 	r := len(bits) - t.per
 	copy(t.first[k*t.per:(k+1)*t.per], bits[:t.per])
 	copy(t.rest[k*r:(k+1)*r], bits[t.per:])
+	if k < len(t.restCRC) {
+		t.restOK[k/64].Or(uint64(1) << (k % 64)) // no longer the snapshot's
+	}
+}
+
+// restValid reports whether the rest of slot k may be read: it was not
+// read from a snapshot, or it matches its checksum there. A mismatch sets
+// the corrupt flag. Safe under the read lock.
+func (t *signTable) restValid(k int) bool {
+	if k >= len(t.restCRC) {
+		return true
+	}
+	w, b := k/64, uint64(1)<<(k%64)
+	if t.restOK[w].Load()&b != 0 {
+		return true
+	}
+	r := len(t.rest) / t.len()
+	words := t.rest[k*r : (k+1)*r]
+	if crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*r), castagnoli()) != t.restCRC[k] {
+		t.bad.Store(true)
+		return false
+	}
+	t.restOK[w].Or(b)
+	return true
 }
 
 // get writes the sketch of slot k into out.
@@ -59,7 +97,9 @@ func (t *signTable) get(k int, out []uint64) {
 }
 
 // capBytes is the memory the table holds.
-func (t *signTable) capBytes() int64 { return 8 * int64(cap(t.first)+cap(t.rest)) }
+func (t *signTable) capBytes() int64 {
+	return 8*int64(cap(t.first)+cap(t.rest)+cap(t.restOK)) + 4*int64(cap(t.restCRC))
+}
 
 // hamming writes into dist the Hamming distance of slots [lo, hi) of round
 // to the same round of the query sketch q, and counts them in hist.
@@ -102,6 +142,9 @@ func (t *signTable) distances(qs []uint64, dist []uint16, hist []int, lo, hi int
 // in every round but the first.
 func (t *signTable) restDistance(k int, qs []uint64) int {
 	q := qs[t.per:]
+	if !t.restValid(k) {
+		return 64 * len(q) // as far as can be; the read is discarded (restValid)
+	}
 	w := t.rest[k*len(q) : (k+1)*len(q)]
 	if len(q) == 16 { // 384 dimensions
 		return ham8((*[8]uint64)(w[:8]), (*[8]uint64)(q[:8])) + ham8((*[8]uint64)(w[8:]), (*[8]uint64)(q[8:]))

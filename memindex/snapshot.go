@@ -38,11 +38,12 @@ import (
 // each section) and a trailer holding the directory's offset, its CRC and
 // the magic again. A file cut short, overwritten in part or written by
 // another version fails the trailer, the directory's or a section's CRC
-// and is refused as a whole. Six sections are checked as they are used
-// instead: each vector and each entry against its own CRC (secVecCRC,
-// secEntCRC), and the strings, their ends, the postings and the term
-// lists by blocks of 4 KiB (secBlockCRC, lazycrc.go), so that a process
-// that reads a few of them does not read them all.
+// and is refused as a whole. Eight sections are checked as they are used
+// instead: each vector, each entry and the rest of each sketch against its
+// own CRC (secVecCRC, secEntCRC, secRestCRC), and the strings, their ends,
+// the scoring columns, the postings and the term lists by blocks of 4 KiB
+// (secBlockCRC, lazycrc.go), so that a process that reads a few of them
+// does not read them all.
 //
 // Reading maps the big arrays (entries, strings, vectors, sketches,
 // postings, term lists, thread orders) in place: the Namespace then points into the bytes it was
@@ -54,7 +55,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 8       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round; 8: blocks of 4 KiB checked as read
+	snapVersion = 9       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round; 8: blocks of 4 KiB checked as read; 9: the sketches' rest checked slot by slot
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -86,6 +87,7 @@ const (
 	secEntCRC    // CRC-32C of each entry of secEntries (lazyents.go)
 	secCols      // what keyword scoring reads of each entry (scoreCols), without decoding it (lazyents.go)
 	secSignsRest // the sketches' rounds after the first (secSigns holds the first; signTable)
+	secRestCRC   // CRC-32C of each slot's part of secSignsRest, checked as a search reads it
 	numSections
 )
 
@@ -496,6 +498,17 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		}
 		sw.end()
 	}
+	sw.begin(secRestCRC, 8)
+	if n.sketching {
+		w := len(n.signs.rest) / max(n.signs.len(), 1)
+		for _, i := range live {
+			if sk := n.ent(int(i)).sk; sk >= 0 {
+				words := n.signs.rest[sk*w : (sk+1)*w]
+				sw.u32(crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*w), castagnoli()))
+			}
+		}
+	}
+	sw.end()
 
 	// Lookup tables by key and by id, and the keyword statistics.
 	byKey := make([]int32, len(live))
@@ -655,15 +668,9 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, enc func(K) uin
 		signB[r] = sections(true, sec)
 	}
 	bigErr := make(chan error, 1)
-	go func() {
-		var err error
-		for r, sec := range signSections {
-			if err == nil {
-				err = f.check(sec, signB[r])
-			}
-		}
-		bigErr <- err
-	}()
+	// The rest of the sketches is checked slot by slot as searches read it
+	// (signTable.restValid).
+	go func() { bigErr <- f.check(secSigns, signB[0]) }()
 	// The check must be over before returning, even on a panic: the
 	// caller may unmap the bytes it reads.
 	var berr error
@@ -675,7 +682,7 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, enc func(K) uin
 	}
 	defer wait()
 	for _, i := range []int{secLabel, secTags, secTerms, secPostingEnds, secThreads, secThreadPos, secSkEnt,
-		secVecCRC, secVecMeta, secBlockCRC, secByKey, secByID, secStats, secEntCRC} {
+		secVecCRC, secVecMeta, secBlockCRC, secByKey, secByID, secStats, secEntCRC, secRestCRC} {
 		if err := f.check(i, f.section(i)); err != nil {
 			return nil, h, err
 		}
@@ -856,6 +863,12 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 				return nil, snapErr("sketches")
 			}
 		}
+		n.signs.restCRC = castSlice[uint32](f.section(secRestCRC))
+		if len(n.signs.restCRC) != len(n.skEnt) {
+			return nil, snapErr("sketch checksums")
+		}
+		n.signs.restOK = make([]atomic.Uint64, (len(n.skEnt)+63)/64)
+		n.signs.bad = &n.corrupt
 		for i, p := range n.skEnt {
 			if p < 0 || int(p) >= f.ents {
 				return nil, snapErr("sketch slot %d", i)
@@ -1057,11 +1070,16 @@ func (n *Namespace[K]) vecWritten(i int) {
 	}
 }
 
-// VerifyVectors checks every vector not checked yet and reports whether
-// all match their checksums.
+// VerifyVectors checks every vector and every sketch's rest (signTable)
+// not checked yet and reports whether all match their checksums.
 func (n *Namespace[K]) VerifyVectors() bool {
 	for i := range n.vcrc {
 		if !n.vecOK(i) {
+			return false
+		}
+	}
+	for k := range n.signs.restCRC {
+		if !n.signs.restValid(k) {
 			return false
 		}
 	}

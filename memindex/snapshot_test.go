@@ -393,9 +393,9 @@ func TestSnapshotCorrupt(t *testing.T) {
 			// Vectors are checked when used; only padding between
 			// sections is not covered.
 			f, _ := parseSnapshot(good)
-			if inSection(f, secVecs, i) {
+			if inSection(f, secVecs, i) || inSection(f, secSignsRest, i) {
 				if m.VerifyVectors() || !m.Corrupt() {
-					t.Fatalf("byte %d of the vectors changed, not detected", i)
+					t.Fatalf("byte %d of the vectors or sketches changed, not detected", i)
 				}
 				continue
 			}
@@ -609,5 +609,40 @@ func TestSnapshotDamagedPostings(t *testing.T) {
 	}
 	if again := snapBytes(t, m, 1); !bytes.Equal(again, good) {
 		t.Fatal("a sound snapshot written again differs")
+	}
+}
+
+// TestSketchRestDamaged: a snapshot whose sketches are damaged past their
+// first round is read (that part is checked slot by slot as searches read
+// it), and the first search that reads the damaged slot flags the
+// namespace corrupt, so that the store discards its answer.
+func TestSketchRestDamaged(t *testing.T) {
+	defer func(s int) { firstShare = s }(firstShare)
+	firstShare = 1 << 40 // one stage: every slot's rest is read
+	n, _ := sketchedRows(9, 300, 24)
+	good := snapBytes(t, n, 3)
+	f, err := parseSnapshot(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compile(mnemo.Scope{Namespace: "x", Clearance: mnemo.MaxAccessLevel}, mnemo.Filter{}, time.Now())
+	q := make([]float32, 24)
+	q[0] = 1
+	for _, at := range []int{0, 1, int(f.sec[secSignsRest][1]) / 2, int(f.sec[secSignsRest][1]) - 1} {
+		b := slices.Clone(good)
+		b[int(f.sec[secSignsRest][0])+at] ^= 4
+		m := readSnap(t, b)
+		if m.Corrupt() {
+			t.Fatalf("byte %d of the sketches' rest: flagged before any search", at)
+		}
+		m.Vector(q, c, 10)
+		if !m.Corrupt() {
+			t.Fatalf("byte %d of the sketches' rest changed, a search read it unflagged", at)
+		}
+	}
+	m := readSnap(t, good)
+	m.Vector(q, c, 10)
+	if m.Corrupt() || !m.VerifyVectors() {
+		t.Fatal("an undamaged snapshot flagged")
 	}
 }
