@@ -253,8 +253,9 @@ const (
 // first by the first of the sketch's rounds for every vector, then by all
 // of them for the firstPool closest; the closest sketchPool candidates are
 // then scored from their codes (qn is ‖q‖), and those that may be in the
-// top n returned for rescoring. It reads 1/24 of the memory of a full scan
-// of the codes. It returns nil when the filters leave too few candidates.
+// top n returned for rescoring. Of 384-dimensional vectors it reads 64
+// bytes each in two stages (192 in one), against 384 for a scan of their
+// int8 codes. It returns nil when the filters leave too few candidates.
 func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) []cand {
 	words := sketchWords(len(q))
 	qs := make([]uint64, words)
