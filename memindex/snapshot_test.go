@@ -244,14 +244,18 @@ func rebuild(rows map[int64]snapRow, dim int, sketches bool) *Namespace[int64] {
 // TestSnapshotRoundTrip: a namespace read back from its snapshot answers
 // every query as the namespace itself and as one rebuilt from the same
 // rows, also after both take the same writes (in place and appended),
-// with per-clearance keyword statistics, thread neighbours and sketches.
+// with per-clearance keyword statistics, thread neighbours and sketches
+// (searched in one stage and in two).
 func TestSnapshotRoundTrip(t *testing.T) {
+	defer func(s int) { firstShare = s }(firstShare)
 	for _, tc := range []struct {
 		name     string
 		dim      int
 		sketches bool
-	}{{"no vectors", 0, false}, {"exact", 24, false}, {"sketches", 24, true}} {
+		share    int // firstShare: 1 searches the sketches in two stages
+	}{{"no vectors", 0, false, 12}, {"exact", 24, false, 12}, {"sketches", 24, true, 12}, {"sketches in two stages", 24, true, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
+			firstShare = tc.share
 			rng := rand.New(rand.NewSource(7))
 			rows := map[int64]snapRow{}
 			n := New[int64](0, tc.dim)
