@@ -597,7 +597,11 @@ func (s *Store) getMany(ctx context.Context, sc mnemo.Scope, ids []string, seen 
 		}
 		err := s.queryRecords(ctx, `SELECT seq, `+recordColumns+` FROM records
 			WHERE namespace = ? AND access_level <= ? AND id IN (`+strings.Join(marks, ",")+`)`, args,
-			func(r *mnemo.Record, _, _ int64) { out = append(out, r) })
+			func(r *mnemo.Record, _, _ int64) {
+				if r.ID != "" { // not the padding, even in a row written around mnemo
+					out = append(out, r)
+				}
+			})
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: get many: %w", err)
 		}
