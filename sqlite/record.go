@@ -530,7 +530,7 @@ func (s *Store) getRows(ctx context.Context, sc mnemo.Scope, ids []string, keys 
 		}
 		args = append(args, sc.Namespace, sc.Clearance)
 		err := s.queryRecords(ctx, rowsSQL(size), args, func(r *mnemo.Record, rowid, seq int64) {
-			if want[rowid] != r.ID {
+			if want[rowid] != r.ID || r.ID == "" { // a moved row, or the padding
 				return
 			}
 			if s.cache != nil {
