@@ -34,6 +34,31 @@ func TestHugeSlice(t *testing.T) {
 	}
 }
 
+// TestHugeScratch: a scratch array is n zero elements, usable everywhere,
+// whether it spans huge pages or not, and no longer asks for huge pages
+// once made (its later faults are ordinary ones).
+func TestHugeScratch(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, 3 << 20} { // 3M float64: 24 MB
+		s := hugeScratch[float64](n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("n %d: len %d cap %d", n, len(s), cap(s))
+		}
+		for i, x := range s {
+			if x != 0 {
+				t.Fatalf("n %d: element %d is %v", n, i, x)
+			}
+		}
+		if n > 0 {
+			s[0], s[n-1] = 1, 2
+		}
+		if n == 3<<20 {
+			if flags := vmFlags(t, uintptr(unsafe.Pointer(&s[n/2]))); strings.Contains(" "+flags+" ", " hg ") {
+				t.Errorf("the scratch array still asks for huge pages: VmFlags %q", flags)
+			}
+		}
+	}
+}
+
 // vmFlags returns the VmFlags of the mapping holding address a.
 func vmFlags(t *testing.T, a uintptr) string {
 	f, err := os.Open("/proc/self/smaps")

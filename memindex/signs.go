@@ -81,7 +81,7 @@ func (t *signTable) restValid(k int) bool {
 	}
 	r := len(t.rest) / t.len()
 	words := t.rest[k*r : (k+1)*r]
-	if crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*r), castagnoli()) != t.restCRC[k] {
+	if restChecksum(words) != t.restCRC[k] {
 		t.bad.Store(true)
 		return false
 	}
@@ -94,6 +94,12 @@ func (t *signTable) get(k int, out []uint64) {
 	r := len(out) - t.per
 	copy(out[:t.per], t.first[k*t.per:(k+1)*t.per])
 	copy(out[t.per:], t.rest[k*r:(k+1)*r])
+}
+
+// restChecksum is the CRC-32C of the rest of a slot as the snapshot holds
+// it (secRestCRC): its words' bytes, little-endian as the host's.
+func restChecksum(words []uint64) uint32 {
+	return crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words)), castagnoli())
 }
 
 // capBytes is the memory the table holds.

@@ -503,8 +503,7 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		w := len(n.signs.rest) / max(n.signs.len(), 1)
 		for _, i := range live {
 			if sk := n.ent(int(i)).sk; sk >= 0 {
-				words := n.signs.rest[sk*w : (sk+1)*w]
-				sw.u32(crc32.Checksum(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*w), castagnoli()))
+				sw.u32(restChecksum(n.signs.rest[sk*w : (sk+1)*w]))
 			}
 		}
 	}

@@ -514,7 +514,7 @@ func (s *Store) getRows(ctx context.Context, sc mnemo.Scope, ids []string, keys 
 		want := make(map[int64]string, len(part))
 		// The keys padded to a power of two with a key no row has (rowids
 		// start at 1), so that the statements number a few and each is
-		// prepared once: parsing one took 175 µs, and a digest reads its
+		// prepared once: parsing one took about 175 µs, and a digest reads its
 		// rows a window at a time.
 		size := 1
 		for size < len(part) {
