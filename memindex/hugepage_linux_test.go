@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHugeSlice: a large slice made for the loader is marked for huge
@@ -98,5 +100,49 @@ func TestFilledEndsHugePages(t *testing.T) {
 	mid := uintptr(unsafe.Pointer(&s[:20001][20000]))
 	if flags := vmFlags(t, mid); strings.Contains(" "+flags+" ", " hg ") || !strings.Contains(" "+flags+" ", " nh ") {
 		t.Errorf("filled slice's memory still asks for huge pages: VmFlags %q", flags)
+	}
+}
+
+// TestPopulated: a populated table is n zero elements whose pages are
+// resident when made (mincore), so that its first reads do not map the
+// zero page to be copied on the first write.
+func TestPopulated(t *testing.T) {
+	t.Run("madvise", func(t *testing.T) { testPopulated(t, populated[uint32]) })
+	t.Run("touching", func(t *testing.T) { // where the kernel lacks MADV_POPULATE_WRITE
+		testPopulated(t, func(n int) []uint32 {
+			s := make([]uint32, n)
+			if n > 0 {
+				touchPages(unsafe.Pointer(&s[0]), uintptr(4*n))
+			}
+			return s
+		})
+	})
+}
+
+func testPopulated(t *testing.T, populated func(int) []uint32) {
+	for _, n := range []int{0, 1, 5000, 1 << 20} {
+		s := populated(n)
+		if len(s) != n {
+			t.Fatalf("len %d, want %d", len(s), n)
+		}
+		if n > 0 { // before anything reads it
+			const page = 4096
+			beg := uintptr(unsafe.Pointer(&s[0])) &^ (page - 1)
+			end := uintptr(unsafe.Pointer(&s[n-1])) + 4
+			vec := make([]byte, (end-beg+page-1)/page)
+			if _, _, errno := unix.Syscall(unix.SYS_MINCORE, beg, end-beg, uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+				t.Skipf("mincore: %v", errno)
+			}
+			for i, v := range vec {
+				if v&1 == 0 {
+					t.Fatalf("n %d: page %d of %d not resident after populated", n, i, len(vec))
+				}
+			}
+		}
+		for i, x := range s {
+			if x != 0 {
+				t.Fatalf("n %d: element %d is %d", n, i, x)
+			}
+		}
 	}
 }

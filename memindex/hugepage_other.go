@@ -10,3 +10,6 @@ func filled[T any](s []T) {}
 
 // hugeScratch makes a slice of n zero elements.
 func hugeScratch[T any](n int) []T { return make([]T, n) }
+
+// populated is make([]T, n).
+func populated[T any](n int) []T { return make([]T, n) }

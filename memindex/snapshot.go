@@ -737,7 +737,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 		return nil, snapErr("vector scales")
 	}
 	arena := castSlice[int32](f.section(secArena))
-	l := &lazyEnts[K]{count: f.ents, slot: hugeSlice[atomic.Int32](f.ents, f.ents), dense: hugeSlice[Entry](f.ents, f.ents),
+	l := &lazyEnts[K]{count: f.ents, slot: hugeScratch[atomic.Int32](f.ents), dense: hugeSlice[Entry](f.ents, f.ents),
 		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), cols: castSlice[scoreCols](f.section(secCols)), colSec: lazy[2],
 		threadOf: make([]int32, f.ents), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
 		tagRefs: castSlice[uint32](f.section(secTags)), vmeta: vmeta, vecLen: len(n.vecs), arenaLen: len(arena),
@@ -866,7 +866,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 		if len(n.signs.restCRC) != len(n.skEnt) {
 			return nil, snapErr("sketch checksums")
 		}
-		n.signs.restOK = make([]atomic.Uint64, (len(n.skEnt)+63)/64)
+		n.signs.restOK = populated[atomic.Uint64]((len(n.skEnt) + 63) / 64)
 		n.signs.bad = &n.corrupt
 		for i, p := range n.skEnt {
 			if p < 0 || int(p) >= f.ents {
