@@ -15,21 +15,29 @@ import (
 // (TestRanksFileMatchesLibrary; `go test ./tokenize -run RanksFile -update`
 // writes it again after a change of the library).
 //
-// Layout (little-endian): magic "MNBPE001", the token count n, n+1 offsets
-// of the tokens in the byte area, n ranks, then the byte area: the tokens'
-// bytes, sorted bytewise.
+// Layout (little-endian): magic "MNBPE002", the token count n, n+1 offsets
+// of the tokens in the byte area, n ranks, the prefix index (65,537 token
+// numbers: entry p is the first token not below the two bytes p>>8, p&255,
+// the last is n), then the byte area: the tokens' bytes, sorted bytewise.
+// A lookup searches only the tokens of its first two bytes (a few dozen,
+// side by side) instead of all 200,000 across 3 MB: 18 cache misses fewer.
 //
 //go:embed o200k_ranks.bin
 var o200kRanksFile string
 
-const ranksMagic = "MNBPE001"
+const (
+	ranksMagic   = "MNBPE002"
+	prefixSlots  = 1<<16 + 1 // the prefix index's entries
+	prefixTokens = 2         // bytes of the prefix it indexes
+)
 
 // ranks is a vocabulary read in place from a ranks file.
 type ranks struct {
-	n     int
-	offs  string // (n+1) × uint32
-	ranks string // n × uint32
-	bytes string
+	n      int
+	offs   string // (n+1) × uint32
+	ranks  string // n × uint32
+	prefix string // prefixSlots × uint32
+	bytes  string
 }
 
 // parseRanks reads a ranks file; ok is false when it is malformed.
@@ -38,12 +46,12 @@ func parseRanks(b string) (r ranks, ok bool) {
 		return r, false
 	}
 	n := int(binary.LittleEndian.Uint32([]byte(b[8:12])))
-	head := 12 + 4*(n+1) + 4*n
+	head := 12 + 4*(n+1) + 4*n + 4*prefixSlots
 	if n <= 0 || head > len(b) {
 		return r, false
 	}
-	r = ranks{n: n, offs: b[12 : 12+4*(n+1)], ranks: b[12+4*(n+1) : head], bytes: b[head:]}
-	if r.off(0) != 0 || r.off(n) != len(r.bytes) {
+	r = ranks{n: n, offs: b[12 : 12+4*(n+1)], ranks: b[12+4*(n+1) : 12+8*n+4], prefix: b[12+8*n+4 : head], bytes: b[head:]}
+	if r.off(0) != 0 || r.off(n) != len(r.bytes) || r.u32(r.prefix, prefixSlots-1) != n {
 		return ranks{}, false
 	}
 	for i := range n {
@@ -54,9 +62,12 @@ func parseRanks(b string) (r ranks, ok bool) {
 	return r, true
 }
 
-func (r *ranks) off(i int) int {
-	return int(uint32(r.offs[4*i]) | uint32(r.offs[4*i+1])<<8 | uint32(r.offs[4*i+2])<<16 | uint32(r.offs[4*i+3])<<24)
+// u32 is the i-th little-endian uint32 of table t, as an int.
+func (r *ranks) u32(t string, i int) int {
+	return int(uint32(t[4*i]) | uint32(t[4*i+1])<<8 | uint32(t[4*i+2])<<16 | uint32(t[4*i+3])<<24)
 }
+
+func (r *ranks) off(i int) int { return r.u32(r.offs, i) }
 
 func (r *ranks) token(i int) string { return r.bytes[r.off(i):r.off(i+1)] }
 
@@ -64,6 +75,14 @@ func (r *ranks) token(i int) string { return r.bytes[r.off(i):r.off(i+1)] }
 // token.
 func (r *ranks) rank(s string) uint32 {
 	lo, hi := 0, r.n
+	if len(s) >= prefixTokens {
+		// The tokens beginning with s's first two bytes (the index is
+		// checked as read: out of order or bounds, the whole table).
+		p := int(s[0])<<8 | int(s[1])
+		if a, b := r.u32(r.prefix, p), r.u32(r.prefix, p+1); a <= b && b <= r.n {
+			lo, hi = a, b
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if strings.Compare(r.token(m), s) < 0 {

@@ -49,6 +49,16 @@ func libraryRanksFile(t testing.TB) []byte {
 	for _, x := range toks {
 		b = le.AppendUint32(b, x.rank)
 	}
+	// The prefix index: for each two bytes, the first token not below them.
+	i := 0
+	for p := range prefixSlots - 1 {
+		key := string([]byte{byte(p >> 8), byte(p)})
+		for i < len(toks) && toks[i].s < key {
+			i++
+		}
+		b = le.AppendUint32(b, uint32(i))
+	}
+	b = le.AppendUint32(b, uint32(len(toks)))
 	for _, x := range toks {
 		b = append(b, x.s...)
 	}
@@ -83,6 +93,10 @@ func TestRanksFileMatchesLibrary(t *testing.T) {
 		if i > 0 && r.token(i-1) >= s {
 			t.Fatalf("tokens %d and %d out of order", i-1, i)
 		}
+		// Every token is found, through the prefix index, at its own rank.
+		if got, want := r.rank(s), uint32(r.u32(r.ranks, i)); got != want {
+			t.Fatalf("rank(%q) = %d, the table holds %d", s, got, want)
+		}
 	}
 	if got := r.rank("not a token of any vocabulary ✓✓✓"); got != math.MaxUint32 {
 		t.Errorf("rank of a non-token = %d", got)
@@ -93,7 +107,7 @@ func TestRanksFileMatchesLibrary(t *testing.T) {
 // then counts), never read out of bounds.
 func TestParseRanksRejectsDamage(t *testing.T) {
 	good := o200kRanksFile
-	for _, b := range []string{"", "MNBPE001", "XXBPE001" + good[8:], good[:len(good)-1], good[:100],
+	for _, b := range []string{"", ranksMagic, "XXBPE002" + good[8:], "MNBPE001" + good[8:], good[:len(good)-1], good[:100],
 		good[:8] + "\xff\xff\xff\x7f" + good[12:]} {
 		if _, ok := parseRanks(b); ok {
 			t.Errorf("damaged table of %d bytes accepted", len(b))
@@ -104,6 +118,38 @@ func TestParseRanksRejectsDamage(t *testing.T) {
 	binary.LittleEndian.PutUint32(bad[12+4*5:], 1<<30)
 	if _, ok := parseRanks(string(bad)); ok {
 		t.Error("offsets out of order accepted")
+	}
+}
+
+// TestRanksPrefixIndexDamaged: an entry of the prefix index out of bounds
+// or out of order is not followed: the lookup searches the whole table and
+// still finds every token of that prefix.
+func TestRanksPrefixIndexDamaged(t *testing.T) {
+	good, _ := parseRanks(o200kRanksFile)
+	p := int('t')<<8 | int('h') // "th…": many tokens
+	for name, put := range map[string][2]uint32{
+		"beyond the table": {uint32(good.n + 5), uint32(good.n + 9)},
+		"out of order":     {uint32(good.u32(good.prefix, p+1)), uint32(good.u32(good.prefix, p))},
+	} {
+		bad := []byte(o200kRanksFile)
+		at := 12 + 8*good.n + 4 + 4*p
+		binary.LittleEndian.PutUint32(bad[at:], put[0])
+		binary.LittleEndian.PutUint32(bad[at+4:], put[1])
+		r, ok := parseRanks(string(bad))
+		if !ok {
+			t.Fatalf("%s: the table no longer parses", name)
+		}
+		found := 0
+		for i := good.u32(good.prefix, p); i < good.u32(good.prefix, p+1); i++ {
+			s := good.token(i)
+			if got, want := r.rank(s), good.rank(s); got != want {
+				t.Fatalf("%s: rank(%q) = %d, want %d", name, s, got, want)
+			}
+			found++
+		}
+		if found < 10 {
+			t.Fatalf("only %d tokens begin with \"th\"", found)
+		}
 	}
 }
 
