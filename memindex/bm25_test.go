@@ -122,3 +122,89 @@ func BenchmarkKeywordLevels(b *testing.B) {
 		})
 	}
 }
+
+// TestKeywordLengthsTable: BM25 reads each entry's length from the
+// keyword index's table of lengths (dls) where it holds it, from the
+// entry where it does not (a record of more than 65,534 terms); either way
+// the scores are those of the entries' own lengths: in memory, after
+// records are rewritten and added, and read back from a snapshot and
+// written to after.
+func TestKeywordLengthsTable(t *testing.T) {
+	texts := kwCorpus(2000, 7)
+	long := strings.Repeat("w1 w2 w3 zlong ", 20000) // 80,000 terms
+	n := New[int64](len(texts)+1, 0)
+	put := func(i int, text string) {
+		e := Entry{ID: fmt.Sprintf("r%06d", i)}
+		e.SetTimes(nil, nil, nil)
+		n.Put(int64(i), e, nil, []byte(text))
+	}
+	for i, x := range texts {
+		put(i, x)
+	}
+	put(len(texts), long)
+	queries := [][]string{{"w1"}, {"w2", "w3"}, {"zlong", "w7"}, {"w15", "w40", "w3"}}
+	check := func(what string, n *Namespace[int64]) {
+		t.Helper()
+		at, ok := n.idPos(fmt.Sprintf("r%06d", len(texts)))
+		if d := n.kw.dls; !ok || len(d) != n.Len() || d[at] != dlUnknown {
+			t.Fatalf("%s: the table of lengths holds %d of %d entries, the long record's (%v) not marked unknown", what, len(d), n.Len(), ok)
+		}
+		for _, q := range queries {
+			got := n.Keyword(q, 1<<20, &Cond{}, 50)
+			saved := n.kw.dls
+			n.kw.dls = nil // every length from the entries
+			want := n.Keyword(q, 1<<20, &Cond{}, 50)
+			n.kw.dls = saved
+			if len(got) == 0 || !slices.Equal(got, want) {
+				t.Fatalf("%s: %v: with the table %v, from the entries %v", what, q, got, want)
+			}
+		}
+	}
+	check("in memory", n)
+	for i := 0; i < len(texts); i += 9 { // rewritten: new terms, new lengths
+		put(i, texts[(i+1)%len(texts)]+" w1 w1")
+	}
+	check("rewritten", n)
+	n = readSnap(t, snapBytes(t, n, 1))
+	check("read back", n)
+	for i := 0; i < 300; i += 3 {
+		put(i, texts[i]+" w2")
+	}
+	for i := range 50 {
+		put(len(texts)+1+i, texts[i])
+	}
+	put(len(texts), long+" w3") // the long record rewritten, still long
+	check("written after reading back", n)
+}
+
+// BenchmarkKeywordLengths measures Keyword top-100 of a namespace read
+// from a snapshot (the entries not decoded, as in a one-shot process or a
+// server just started) with each posting's length read from the table of
+// lengths, and from the entries' scoring columns as before it.
+func BenchmarkKeywordLengths(b *testing.B) {
+	for _, size := range []int{100000, 1000000} {
+		texts := kwCorpus(size, 2)
+		n := New[int64](size, 0)
+		for i, x := range texts {
+			e := Entry{ID: fmt.Sprintf("r%07d", i)}
+			e.SetTimes(nil, nil, nil)
+			n.Put(int64(i), e, nil, []byte(x))
+		}
+		n = readSnap(b, snapBytes(b, n, 1))
+		terms := Terms(QueryTokens("w3 w17 w120 w900 w4000"), MaxQueryTokens)
+		cond := Compile(mnemo.Scope{}, mnemo.Filter{}, time.Now())
+		dls := n.kw.dls
+		for _, c := range []struct {
+			name string
+			dls  []uint16
+		}{{"table", dls}, {"columns", nil}} {
+			b.Run(fmt.Sprintf("%d/%s", size, c.name), func(b *testing.B) {
+				n.kw.dls = c.dls
+				for b.Loop() {
+					n.Keyword(terms, 200000, cond, 100)
+				}
+			})
+		}
+		n.kw.dls = dls
+	}
+}

@@ -117,6 +117,15 @@ func (n *Namespace[K]) cols(i int) lendFields {
 // dlOf returns the length in terms of the entry at position i (cols).
 func (n *Namespace[K]) dlOf(i int) int32 { return n.cols(i).dl }
 
+// dlAt is dlOf of an indexed entry, from the keyword index's table of
+// lengths where it holds it.
+func (n *Namespace[K]) dlAt(i int) int32 {
+	if d := n.kw.dls; i < len(d) && d[i] != dlUnknown {
+		return int32(d[i])
+	}
+	return n.dlOf(i)
+}
+
 // keyAt returns the row key of the entry at position i (as ent).
 func (n *Namespace[K]) keyAt(i int) K {
 	if l := n.lazy; l != nil && i < l.count && l.slot[i].Load() <= 0 {

@@ -48,7 +48,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	kw := &n.kw
 	b += mapBytes(len(kw.terms), stringHdr+4) + int64(len(kw.terms))*avgTermBytes + int64(cap(kw.names))*stringHdr
 	b += int64(cap(kw.postings))*sliceHdr + kw.postCap*postingSz
-	b += 4*int64(cap(kw.arena)) + 4*int64(cap(kw.acct)) + int64(cap(kw.buf)) + 4*int64(cap(kw.scratch))
+	b += 4*int64(cap(kw.arena)) + 4*int64(cap(kw.acct)) + int64(cap(kw.buf)) + 4*int64(cap(kw.scratch)) + 2*int64(cap(kw.dls))
 	for _, ls := range kw.levels {
 		b += 64 + mapBytes(len(ls.df), 8)
 	}

@@ -55,7 +55,7 @@ import (
 
 const (
 	snapMagic   = "MNEMOIX1"
-	snapVersion = 9       // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round; 8: blocks of 4 KiB checked as read; 9: the sketches' rest checked slot by slot
+	snapVersion = 10      // 2: entries' operators follow their tags; 3: int8 vectors and their scales; 4: ranking fields; 5: block checksums of the postings and term lists; 6: entries and strings checked by blocks, lookup tables by key and id, keyword statistics; 7: sketches round by round; 8: blocks of 4 KiB checked as read; 9: the sketches' rest checked slot by slot; 10: the entries' lengths apart
 	snapAlign   = 1 << 16 // alignment of the sections that may be mapped separately
 	snapHeader  = 64
 	snapTrailer = 24
@@ -88,6 +88,7 @@ const (
 	secCols      // what keyword scoring reads of each entry (scoreCols), without decoding it (lazyents.go)
 	secSignsRest // the sketches' rounds after the first (secSigns holds the first; signTable)
 	secRestCRC   // CRC-32C of each slot's part of secSignsRest, checked as a search reads it
+	secDL        // each entry's length in terms, 2 bytes (keywordIndex.dls)
 	numSections
 )
 
@@ -210,6 +211,11 @@ func (s *snapWriter) section32(sec int, vs []uint32) {
 		s.u32(v)
 	}
 	s.end()
+}
+
+func (s *snapWriter) u16(v uint16) {
+	binary.LittleEndian.PutUint16(s.buf[:2], v)
+	s.write(s.buf[:2])
 }
 
 func (s *snapWriter) u64(v uint64) {
@@ -498,6 +504,16 @@ func (n *Namespace[K]) WriteSnapshot(w io.Writer, label string, seq int64, key f
 		}
 		sw.end()
 	}
+	sw.begin(secDL, 8)
+	for _, i := range live {
+		dl := uint16(0)
+		if e := n.ent(int(i)); e.indexed {
+			dl = uint16(min(e.dl, dlUnknown))
+		}
+		sw.u16(dl)
+	}
+	sw.end()
+
 	sw.begin(secRestCRC, 8)
 	if n.sketching {
 		w := len(n.signs.rest) / max(n.signs.len(), 1)
@@ -681,7 +697,7 @@ func ReadSnapshot[K comparable](data []byte, key func(uint64) K, enc func(K) uin
 	}
 	defer wait()
 	for _, i := range []int{secLabel, secTags, secTerms, secPostingEnds, secThreads, secThreadPos, secSkEnt,
-		secVecCRC, secVecMeta, secBlockCRC, secByKey, secByID, secStats, secEntCRC, secRestCRC} {
+		secVecCRC, secVecMeta, secBlockCRC, secByKey, secByID, secStats, secEntCRC, secRestCRC, secDL} {
 		if err := f.check(i, f.section(i)); err != nil {
 			return nil, h, err
 		}
@@ -786,6 +802,11 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 	if err := k.readStats(f.section(secStats), f.ents, f.terms); err != nil {
 		return nil, err
 	}
+	k.dls = castSlice[uint16](f.section(secDL))
+	if len(k.dls) != f.ents {
+		return nil, snapErr("entry lengths")
+	}
+	k.dls = k.dls[:f.ents:f.ents] // appending copies it out
 	termRefs := castSlice[uint32](f.section(secTerms))
 	pends := castSlice[uint64](f.section(secPostingEnds))
 	posts := castSlice[posting](f.section(secPostings))
