@@ -86,9 +86,12 @@ func populate(p unsafe.Pointer, n uintptr) {
 	if n == 0 {
 		return
 	}
+	// Whole pages, those shared with other objects included (their
+	// contents are left as they are): addresses, not pointers, since a
+	// pointer may not leave its allocation.
 	beg := uintptr(p) &^ (page - 1)
 	end := (uintptr(p) + n + page - 1) &^ (page - 1)
-	if unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, -int(uintptr(p)-beg))), end-beg), unix.MADV_POPULATE_WRITE) == nil {
+	if _, _, errno := unix.Syscall(unix.SYS_MADVISE, beg, end-beg, unix.MADV_POPULATE_WRITE); errno == 0 {
 		return
 	}
 	touchPages(p, n)

@@ -3,6 +3,7 @@ package memindex
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"hash/maphash"
 	"math"
 	"runtime"
 	"sort"
@@ -57,9 +58,16 @@ type lazyEnts[K comparable] struct {
 	words       int       // sketch words per vector (0: no sketches)
 	key         func(uint64) K
 	enc         func(K) uint64
-	byKey       []byte       // (key uint64, position uint32, 0 uint32), sorted by key
-	byID        []uint32     // (id's string, position), sorted by id
-	corruptFlg  *atomic.Bool // the namespace's Corrupt flag
+	byKey       []byte   // (key uint64, position uint32, 0 uint32), sorted by key
+	byID        []uint32 // (id's string, position), sorted by id
+	// idMemo remembers what byID said of recent ids (idPos): a digest
+	// looks each candidate up three or four times (its ranking fields,
+	// its terms, its row), and each search of byID reads about 17 of
+	// its strings scattered over the table. Bounded: a direct-mapped
+	// table (idMemoSize slots), a collision overwrites.
+	idMemo     []atomic.Pointer[idMemoEntry]
+	idSeed     maphash.Seed
+	corruptFlg *atomic.Bool // the namespace's Corrupt flag
 }
 
 // slotBusy marks an entry being decoded.
@@ -185,6 +193,10 @@ func (n *Namespace[K]) idPos(id string) (int, bool) {
 	if l == nil {
 		return 0, false
 	}
+	memo := &l.idMemo[maphash.String(l.idSeed, id)&uint64(len(l.idMemo)-1)]
+	if m := memo.Load(); m != nil && m.id == id {
+		return n.idLive(m.pos, id)
+	}
 	bad := false
 	j := sort.Search(len(l.byID)/2, func(j int) bool {
 		s, ok := l.str(l.byID[2*j])
@@ -206,12 +218,36 @@ func (n *Namespace[K]) idPos(id string) (int, bool) {
 		l.corruptFlg.Store(true)
 		return 0, false
 	}
-	// A row removed since keeps its position (with the sequence -1), and
-	// a row whose id changed since is in byID under its new one.
+	memo.Store(&idMemoEntry{id, i})
+	return n.idLive(i, id)
+}
+
+// idLive returns i, the position the snapshot's table gives record id,
+// unless the entry there is removed or no longer that record's: a row
+// removed since keeps its position (with the sequence -1), and a row
+// whose id changed since is in byID under its new one.
+func (n *Namespace[K]) idLive(i int, id string) (int, bool) {
 	if e := n.ent(i); e.Seq == -1 || e.ID != id {
 		return 0, false
 	}
 	return i, true
+}
+
+// idMemoSize is the number of slots of lazyEnts.idMemo for a snapshot of
+// count entries: a power of two, a sixteenth of them, from 64 to 8,192
+// (64 KiB of pointers).
+func idMemoSize(count int) int {
+	n := 64
+	for n < count/16 && n < 8192 {
+		n *= 2
+	}
+	return n
+}
+
+// idMemoEntry is a position the snapshot's table by id gave an id.
+type idMemoEntry struct {
+	id  string
+	pos int
 }
 
 // str returns string r of the snapshot's string table, and false when it

@@ -145,3 +145,63 @@ func TestLazyEntryDamaged(t *testing.T) {
 		t.Fatal("a lookup table changed without its checksum was accepted")
 	}
 }
+
+// TestLazyIDMemo: ids looked up through the snapshot's table by id are
+// remembered (a second lookup reads none of its strings), in a table
+// small enough that ids collide, and what is remembered never outlives
+// the record: an id removed or moved to another since is not found,
+// its record's new id is.
+func TestLazyIDMemo(t *testing.T) {
+	b, rows := lazySnap(t, 3000, 8)
+	m := readSnap(t, b)
+	if got := len(m.lazy.idMemo); got != idMemoSize(3000) || got >= 3000 {
+		t.Fatalf("memo of %d slots for 3,000 entries", got)
+	}
+	rng := rand.New(rand.NewSource(4))
+	check := func(what string, removed map[int64]bool) {
+		t.Helper()
+		for _, k := range rng.Perm(len(rows)) {
+			k++ // keys 1 to 3,000
+			id := fmt.Sprintf("r%05d", k)
+			i, ok := m.idPos(id)
+			if ok == removed[int64(k)] || ok && m.ent(i).ID != id {
+				t.Fatalf("%s: idPos(%s) = %d, %v (removed: %v)", what, id, i, ok, removed[int64(k)])
+			}
+		}
+		if _, ok := m.idPos("r99999"); ok {
+			t.Fatalf("%s: an id the snapshot does not hold found", what)
+		}
+	}
+	check("first", nil)
+	held := 0
+	for j := range m.lazy.idMemo {
+		if e := m.lazy.idMemo[j].Load(); e != nil {
+			held++
+			if m.ent(e.pos).ID != e.id {
+				t.Fatalf("memo slot %d: %s at %d holds %s", j, e.id, e.pos, m.ent(e.pos).ID)
+			}
+		}
+	}
+	if held < len(m.lazy.idMemo)/2 {
+		t.Fatalf("%d of %d memo slots hold an id after 3,000 lookups", held, len(m.lazy.idMemo))
+	}
+	check("again", nil)
+	removed := map[int64]bool{}
+	for k := int64(1); k <= 3000; k += 7 {
+		m.Remove(k)
+		removed[k] = true
+	}
+	check("after removals", removed)
+	// Record 5 takes a new id: the old one is gone, the new one found.
+	m.idPos("r00005") // remembered
+	r := rows[5]
+	e := r.e
+	e.ID = "r99998"
+	m.Put(5, e, r.emb, []byte(r.text))
+	if _, ok := m.idPos("r00005"); ok {
+		t.Fatal("the record's old id still found")
+	}
+	if i, ok := m.idPos("r99998"); !ok || m.keyAt(i) != 5 {
+		t.Fatalf("the record's new id: %d, %v", i, ok)
+	}
+}

@@ -41,7 +41,7 @@ func (n *Namespace[K]) MemoryBytes() int64 {
 	keySz := int64(unsafe.Sizeof(k))
 	b := int64(cap(n.es))*entrySz + int64(cap(n.keys))*keySz + n.stringBytes()
 	if l := n.lazy; l != nil {
-		b += l.next.Load()*entrySz + 4*int64(cap(l.slot)) // the entries decoded so far
+		b += l.next.Load()*entrySz + 4*int64(cap(l.slot)) + 8*int64(len(l.idMemo)) // the entries decoded so far
 	}
 	b += mapBytes(len(n.pos), keySz+8) + mapBytes(len(n.byID), stringHdr+8)
 	b += int64(cap(n.vecs)) + 4*int64(cap(n.vecBuf)) + n.signs.capBytes() + 4*int64(cap(n.skEnt)) + 4*int64(cap(n.sketchBuf)) + 8*int64(cap(n.sketchBits))

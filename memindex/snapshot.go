@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -757,7 +758,7 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 		entB: entB, entCRC: castSlice[uint32](f.section(secEntCRC)), cols: castSlice[scoreCols](f.section(secCols)), colSec: lazy[2],
 		threadOf: make([]int32, f.ents), strB: f.section(secStrings), strs: lazy[0], ends: ends, endSec: lazy[1],
 		tagRefs: castSlice[uint32](f.section(secTags)), vmeta: vmeta, vecLen: len(n.vecs), arenaLen: len(arena),
-		key: key, enc: enc, byKey: f.section(secByKey), byID: castSlice[uint32](f.section(secByID)),
+		key: key, enc: enc, byKey: f.section(secByKey), byID: castSlice[uint32](f.section(secByID)), idMemo: make([]atomic.Pointer[idMemoEntry], idMemoSize(f.ents)), idSeed: maphash.MakeSeed(),
 		corruptFlg: &n.corrupt}
 	if len(l.byKey) != 16*f.ents || len(l.byID) != 2*f.ents || len(l.entCRC) != f.ents || len(l.cols) != f.ents {
 		return nil, snapErr("lookup tables")
