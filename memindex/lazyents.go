@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -218,7 +219,7 @@ func (n *Namespace[K]) idPos(id string) (int, bool) {
 		l.corruptFlg.Store(true)
 		return 0, false
 	}
-	memo.Store(&idMemoEntry{id, i})
+	memo.Store(&idMemoEntry{strings.Clone(id), i}) // not a piece of the caller's buffer
 	return n.idLive(i, id)
 }
 
