@@ -157,3 +157,64 @@ func FuzzSnapshotForged(f *testing.F) {
 		}
 	})
 }
+
+// TestSketchSlotLayoutForged: a vector search over a snapshot scores the
+// entries it has not read yet from the codes their sketch slot names (the
+// k-th), and checks each one it then reads: an entry whose vector lies
+// elsewhere (two entries' offsets swapped, their codes made equal so that
+// every checksum still holds) flags the snapshot as damaged rather than
+// being answered from codes that are not its own.
+func TestSketchSlotLayoutForged(t *testing.T) {
+	good := forgedBase(t)
+	f, err := parseSnapshot(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	b := slices.Clone(good)
+	f, _ = parseSnapshot(b)
+	entB, vecs := f.section(secEntries), f.section(secVecs)
+	const i, j = 3, 40
+	ei, ej := entB[i*entrySize:], entB[j*entrySize:]
+	offI, offJ, dim := le.Uint64(ei[56:]), le.Uint64(ej[56:]), uint64(le.Uint32(ei[104:]))
+	if dim == 0 || offI != 3*dim || offJ != 40*dim {
+		t.Fatalf("unexpected layout: offsets %d, %d, dimension %d", offI, offJ, dim)
+	}
+	copy(vecs[offI:offI+dim], vecs[offJ:offJ+dim])
+	le.PutUint64(ei[56:], offJ)
+	le.PutUint64(ej[56:], offI)
+	if !reseal(b) {
+		t.Fatal("reseal")
+	}
+	m := readSnap(t, b)
+	if !m.lazy.slotVecs {
+		t.Fatal("the snapshot's vectors are not taken as laid out by slot")
+	}
+	// Query with the shared vector itself: both entries are candidates.
+	q := make([]float32, dim)
+	for d := range q {
+		q[d] = float32(int8(vecs[offJ+uint64(d)]))
+	}
+	qv, _ := Normalize(q)
+	m.Vector(qv, Compile(mnemo.Scope{Clearance: 10}, mnemo.Filter{}, time.Unix(0, 3000)), 10)
+	if !m.Corrupt() {
+		t.Fatal("entries whose vectors are not where their slots put them were not flagged")
+	}
+	// The sound snapshot answers as the same namespace decoded whole,
+	// reading fewer entries than the candidates it scores.
+	m = readSnap(t, slices.Clone(good))
+	d := readSnap(t, slices.Clone(good))
+	d.decodeAll()
+	c := Compile(mnemo.Scope{Clearance: 10}, mnemo.Filter{}, time.Unix(0, 3000))
+	got, want := m.Vector(qv, c, 5), d.Vector(qv, c, 5)
+	if !slices.EqualFunc(got, want, func(a, b mnemo.Hit) bool { return a.ID == b.ID && a.Score == b.Score }) {
+		t.Fatalf("lazy %v, decoded %v", got, want)
+	}
+	if m.Corrupt() {
+		t.Fatal("a sound snapshot flagged")
+	}
+	if read, pool := m.lazy.next.Load(), sketchPool(5, m.Len()); read >= int64(pool) {
+		t.Fatalf("%d entries read for a pool of %d", read, pool)
+	}
+	_ = f
+}

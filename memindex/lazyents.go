@@ -57,6 +57,7 @@ type lazyEnts[K comparable] struct {
 	arenaLen    int       // and its term list
 	skEnt       []int32   // the snapshot's sketch slots: each entry's must name it back
 	words       int       // sketch words per vector (0: no sketches)
+	slotVecs    bool      // the snapshot holds slot k's codes k-th (slotScore)
 	key         func(uint64) K
 	enc         func(K) uint64
 	byKey       []byte   // (key uint64, position uint32, 0 uint32), sorted by key

@@ -896,6 +896,10 @@ func decodeSnapshot[K comparable](f *snapFile, key func(uint64) K, enc func(K) u
 			}
 		}
 		l.skEnt, l.words = n.skEnt, words
+		// Every vector in a slot of its own, all of the sketches'
+		// dimension: the snapshot wrote both in the order of the live
+		// entries, so slot k's codes are the k-th (slotScore).
+		l.slotVecs = f.sketchDim > 0 && len(n.vecs) == len(n.skEnt)*f.sketchDim
 	}
 	// Vectors are checked one by one when first used (a search reads
 	// few of them once sketches narrow it), or all now when there are no
@@ -1076,6 +1080,24 @@ func (n *Namespace[K]) vecOK(i int) bool {
 	}
 	e := n.ent(i)
 	if e.dim > 0 && crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
+		n.corrupt.Store(true)
+		return false
+	}
+	n.vok[w].Or(b)
+	return true
+}
+
+// codesOK is vecOK for the entry at position i of a snapshot whose codes
+// are known to be codes, without decoding the entry (slotScore).
+func (n *Namespace[K]) codesOK(i int, codes []int8) bool {
+	if i >= len(n.vcrc) {
+		return true
+	}
+	w, b := i/64, uint64(1)<<(i%64)
+	if n.vok[w].Load()&b != 0 {
+		return true
+	}
+	if crc32.Checksum(int8Bytes(codes), castagnoli()) != n.vcrc[i] {
 		n.corrupt.Store(true)
 		return false
 	}

@@ -1,6 +1,7 @@
 package memindex
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"runtime"
@@ -353,35 +354,95 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	if twoStage {
 		cut = cutAt(merged(), pool)
 	}
-	// Pass 3: candidates within the cut pass the filters and are scored
-	// from their codes.
-	parts := make([]collector, workers)
-	admits := make([]int, workers)
+	// Pass 3: candidates within the cut are scored from their codes; then,
+	// by upper bound, best first, they pass the filters until no later one
+	// can reach the top n. An entry of a snapshot not read yet is scored
+	// without decoding it (slotScore), so that only those the filters
+	// must see are decoded: a few hundred of the pool.
+	scored := make([][]slotCand, workers)
 	inParallel(func(w, _, _ int) {
-		cl := &parts[w]
+		var out []slotCand
 		for _, k := range lists[w] {
 			if int(dist[k]) > cut {
 				continue
 			}
 			i := int(idx.skEnt[k])
-			e := idx.ent(i)
-			if e.sk != int(k) || e.dim != len(q) || !c.Matches(e) || !idx.vecOK(i) { // a stale slot, or filtered out
+			if x, ok := idx.slotScore(q, qn, int(k), i); ok {
+				out = append(out, slotCand{x, int32(k), true})
 				continue
 			}
-			admits[w]++
-			cl.add(idx.candidate(q, qn, i), n)
+			e := idx.ent(i)
+			if e.sk != int(k) || e.dim != len(q) || !idx.vecOK(i) { // a stale slot
+				continue
+			}
+			out = append(out, slotCand{idx.candidate(q, qn, i), int32(k), false})
 		}
+		scored[w] = out
 	})
+	all := slices.Concat(scored...)
+	slices.SortFunc(all, func(x, y slotCand) int {
+		if c := cmp.Compare(y.a+y.e, x.a+x.e); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	var cl collector
 	admitted := 0
-	keep := []cand{}
-	for w := range parts {
-		admitted += admits[w]
-		keep = append(keep, parts[w].keep...)
+	for _, x := range all {
+		if len(cl.lows) >= n && x.a+x.e < cl.lows[0] {
+			break // no later candidate reaches the n-th lower bound
+		}
+		e := idx.ent(x.i)
+		if x.fast && (e.sk != int(x.k) || e.dim != len(q) || e.off != int(x.k)*len(q)) {
+			// The entry is not where the snapshot's tables put it (no
+			// write came between, under the read lock): a damaged
+			// snapshot, whose reads are discarded (Corrupt).
+			idx.corrupt.Store(true)
+			continue
+		}
+		if !c.Matches(e) {
+			continue
+		}
+		admitted++
+		cl.add(x.cand, n)
 	}
 	if admitted < n && admitted < pool {
 		return nil // selective filters: the caller scans exactly
 	}
-	return keep
+	return cl.keep
+}
+
+// slotCand is a candidate of pass 3 of sketchSearch: its slot, and
+// whether it was scored from the snapshot's layout (slotScore) before
+// its entry was read.
+type slotCand struct {
+	cand
+	k    int32
+	fast bool
+}
+
+// slotScore scores the entry at position i, the owner of sketch slot k,
+// from its codes without decoding it, when it comes from a snapshot, is
+// not decoded yet (so unchanged since) and the snapshot holds every
+// vector in a sketch slot of its own, in slot order: its codes are then
+// the k-th of the sketches' dimension, its scale and error norm in the
+// snapshot's vector table. Its codes are checked against their checksum
+// as vecOK does; the caller checks the entry itself once decoded.
+func (idx *Namespace[K]) slotScore(q []float32, qn float64, k, i int) (cand, bool) {
+	l := idx.lazy
+	if l == nil || !l.slotVecs || i >= l.count || l.slot[i].Load() != 0 || len(q) != idx.sketchDim {
+		return cand{}, false
+	}
+	off, dim := k*len(q), len(q)
+	if off+dim > l.vecLen {
+		return cand{}, false
+	}
+	codes := idx.vecs[off : off+dim]
+	if !idx.codesOK(i, codes) {
+		return cand{}, false
+	}
+	vs, ve := l.vmeta[2*i], l.vmeta[2*i+1]
+	return cand{i, float64(vs) * dotCodes(q, codes), qn*float64(ve) + scoreSlack}, true
 }
 
 // distPool holds the sketch distances of a search (2 MB at 1,000,000
