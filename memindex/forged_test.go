@@ -216,5 +216,19 @@ func TestSketchSlotLayoutForged(t *testing.T) {
 	if read, pool := m.lazy.next.Load(), sketchPool(5, m.Len()); read >= int64(pool) {
 		t.Fatalf("%d entries read for a pool of %d", read, pool)
 	}
+	// Scored before it is read, an entry is still filtered once read: a
+	// caller of clearance 0 gets no record above it, nor a deleted one,
+	// from a namespace none of whose entries were read yet.
+	m = readSnap(t, slices.Clone(good))
+	low := Compile(mnemo.Scope{Clearance: 0}, mnemo.Filter{}, time.Unix(0, 3000))
+	hits := m.Vector(qv, low, 20)
+	if len(hits) == 0 {
+		t.Fatal("no hit at clearance 0")
+	}
+	for _, h := range hits {
+		if e := m.ByID(h.ID); e == nil || e.AccessLevel > 0 || e.Deleted {
+			t.Fatalf("clearance 0 got %s: %+v", h.ID, e)
+		}
+	}
 	_ = f
 }

@@ -1074,21 +1074,15 @@ func (n *Namespace[K]) vecOK(i int) bool {
 	if i >= len(n.vcrc) {
 		return true
 	}
-	w, b := i/64, uint64(1)<<(i%64)
-	if n.vok[w].Load()&b != 0 {
-		return true
+	if n.vok[i/64].Load()&(uint64(1)<<(i%64)) != 0 {
+		return true // checked before: the entry need not be read
 	}
 	e := n.ent(i)
-	if e.dim > 0 && crc32.Checksum(int8Bytes(n.vecs[e.off:e.off+e.dim]), castagnoli()) != n.vcrc[i] {
-		n.corrupt.Store(true)
-		return false
-	}
-	n.vok[w].Or(b)
-	return true
+	return n.codesOK(i, n.vecs[e.off:e.off+e.dim])
 }
 
-// codesOK is vecOK for the entry at position i of a snapshot whose codes
-// are known to be codes, without decoding the entry (slotScore).
+// codesOK is vecOK of the entry at position i given its codes, for a
+// caller that knows where they lie without reading the entry (slotScore).
 func (n *Namespace[K]) codesOK(i int, codes []int8) bool {
 	if i >= len(n.vcrc) {
 		return true
@@ -1097,7 +1091,7 @@ func (n *Namespace[K]) codesOK(i int, codes []int8) bool {
 	if n.vok[w].Load()&b != 0 {
 		return true
 	}
-	if crc32.Checksum(int8Bytes(codes), castagnoli()) != n.vcrc[i] {
+	if len(codes) > 0 && crc32.Checksum(int8Bytes(codes), castagnoli()) != n.vcrc[i] {
 		n.corrupt.Store(true)
 		return false
 	}
