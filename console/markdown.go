@@ -5,11 +5,14 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 )
 
+// The inline patterns, compiled on first use (not in every process's
+// start: the console is one command's).
 var (
-	mdBold = regexp.MustCompile(`\*\*([^*\n]+)\*\*`)
-	mdCode = regexp.MustCompile("`([^`\n]+)`")
+	mdBold = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*\n]+)\*\*`) })
+	mdCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
 )
 
 // renderMarkdown renders the Markdown that mnemo writes (headings, bullet
@@ -26,8 +29,8 @@ func renderMarkdown(md string) template.HTML {
 	}
 	inline := func(s string) string {
 		s = html.EscapeString(s)
-		s = mdCode.ReplaceAllString(s, "<code>$1</code>")
-		return mdBold.ReplaceAllString(s, "<strong>$1</strong>")
+		s = mdCode().ReplaceAllString(s, "<code>$1</code>")
+		return mdBold().ReplaceAllString(s, "<strong>$1</strong>")
 	}
 	for _, line := range strings.Split(md, "\n") {
 		trimmed := strings.TrimLeft(line, " ")

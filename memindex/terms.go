@@ -51,7 +51,7 @@ var asciiClass = func() (t [128]byte) {
 // foldRune returns the fold of a non-ASCII rune and whether it is a token
 // character; fold 0 means "part of a token but dropped".
 func foldRune(r rune) (rune, bool) {
-	if f, ok := ftsFold[r]; ok {
+	if f, ok := ftsFold()[r]; ok {
 		return f, true
 	}
 	tok := unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)

@@ -9,12 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo/internal/words"
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // The MyThes format (LibreOffice thesauri): th_<locale>.dat starts with
@@ -41,12 +42,57 @@ func parseEncoding(line []byte) (encoding.Encoding, error) {
 	case "":
 		return nil, fmt.Errorf("%w: no encoding on the first line", errMTFormat)
 	}
-	// MyThes spells ISO-8859-x "ISO8859-x", which the WHATWG labels know.
-	enc, err := htmlindex.Get(name)
-	if err != nil || len(name) > 40 {
+	enc := singleByte()[encodingKey(name)]
+	if enc == nil || len(name) > 40 {
 		return nil, fmt.Errorf("%w: unsupported encoding %q", errMTFormat, name)
 	}
 	return enc, nil
+}
+
+// singleByte maps the key of each single-byte character set's names
+// (encodingKey) to it. MyThes thesauri are in UTF-8 or a single-byte set
+// (ISO 8859-x, which MyThes spells "ISO8859-x", KOI8-R/U, Windows-125x);
+// the multi-byte East Asian encodings, whose tables would be most of the
+// binary's initialised data, are not among them. Built on first use.
+var singleByte = sync.OnceValue(func() map[string]encoding.Encoding {
+	m := make(map[string]encoding.Encoding)
+	for _, e := range charmap.All {
+		cm, ok := e.(*charmap.Charmap)
+		if !ok {
+			continue
+		}
+		key := encodingKey(cm.String()) // "ISO 8859-1", "KOI8-R", "Windows 1251", "IBM Code Page 866"
+		m[key] = cm
+		switch {
+		case strings.HasPrefix(key, "windows"):
+			m["cp"+key[len("windows"):]] = cm
+		case strings.HasPrefix(key, "ibmcodepage"):
+			m["ibm"+key[len("ibmcodepage"):]] = cm
+			m["cp"+key[len("ibmcodepage"):]] = cm
+		}
+	}
+	m["latin2"] = charmap.ISO8859_2
+	m["maccyrillic"] = charmap.MacintoshCyrillic
+	// As the WHATWG labels have it: ASCII and Latin-1 read as Windows-1252,
+	// Latin-5 as Windows-1254, supersets whose extra characters files
+	// labelled so often hold.
+	for _, k := range []string{"ascii", "usascii", "latin1", "iso88591"} {
+		m[k] = charmap.Windows1252
+	}
+	m["iso88599"], m["latin5"] = charmap.Windows1254, charmap.Windows1254
+	return m
+})
+
+// encodingKey is name lowercased with everything but letters and digits
+// left out: "ISO8859-1", "iso-8859-1" and "ISO 8859-1" are one key.
+func encodingKey(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // decode converts b from enc to UTF-8.

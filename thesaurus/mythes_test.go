@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 )
 
@@ -318,4 +319,31 @@ func FuzzParseMythes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseEncodingNames checks the spellings thesauri use for their
+// character sets, and that the East Asian multi-byte sets, which no MyThes
+// thesaurus uses, are refused.
+func TestParseEncodingNames(t *testing.T) {
+	want := map[string]encoding.Encoding{
+		"UTF-8": nil, "utf8": nil,
+		"ISO8859-1": charmap.Windows1252, "ISO-8859-1": charmap.Windows1252, "latin1": charmap.Windows1252,
+		"ISO8859-2": charmap.ISO8859_2, "ISO8859-7": charmap.ISO8859_7, "ISO8859-15": charmap.ISO8859_15,
+		"iso-8859-5": charmap.ISO8859_5, "ISO8859-9": charmap.Windows1254,
+		"KOI8-R": charmap.KOI8R, "koi8-u": charmap.KOI8U,
+		"CP1251": charmap.Windows1251, "windows-1251": charmap.Windows1251, "Windows-1250": charmap.Windows1250,
+		"IBM866": charmap.CodePage866, "cp866": charmap.CodePage866, "US-ASCII": charmap.Windows1252,
+		"\xef\xbb\xbfKOI8-R\r": charmap.KOI8R,
+	}
+	for name, enc := range want {
+		got, err := parseEncoding([]byte(name))
+		if err != nil || got != enc {
+			t.Errorf("parseEncoding(%q) = %v, %v; want %v", name, got, err, enc)
+		}
+	}
+	for _, name := range []string{"EUC-JP", "Shift_JIS", "GBK", "Big5", "EBCDIC-FANCY", "ISO8859-99"} {
+		if enc, err := parseEncoding([]byte(name)); err == nil || !strings.Contains(err.Error(), "unsupported encoding") {
+			t.Errorf("parseEncoding(%q) = %v, %v; want unsupported", name, enc, err)
+		}
+	}
 }

@@ -189,8 +189,8 @@ func ParseSessionTime(s string) (time.Time, error) {
 }
 
 var (
-	refSplit = regexp.MustCompile(`[;,\s]+`)
-	refShape = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
+	refSplit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[;,\s]+`) })
+	refShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^D:?(\d+):(\d+)$`) })
 )
 
 // NormalizeEvidence resolves raw evidence references against the dia_ids of
@@ -202,7 +202,7 @@ var (
 func NormalizeEvidence(refs []string, turns map[string]bool) (ids []string, skipped, repaired int) {
 	seen := map[string]bool{}
 	for _, ref := range refs {
-		parts := refSplit.Split(strings.TrimSpace(ref), -1)
+		parts := refSplit().Split(strings.TrimSpace(ref), -1)
 		multi := len(parts) > 1
 		for _, p := range parts {
 			if p == "" {
@@ -226,7 +226,7 @@ func NormalizeEvidence(refs []string, turns map[string]bool) (ids []string, skip
 }
 
 func canonicalDiaID(s string) (string, bool) {
-	m := refShape.FindStringSubmatch(s)
+	m := refShape().FindStringSubmatch(s)
 	if m == nil {
 		return "", false
 	}

@@ -2,16 +2,17 @@ package words
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
 // latinFold maps lower-case Latin letters with diacritics (Latin-1
 // Supplement, Latin Extended-A and a few of Extended-B) to their base
-// letters; ligatures fold to two letters. Zero means "no folding".
-var latinFold [0x250][2]rune
-
-func init() {
+// letters; ligatures fold to two letters. Zero means "no folding". Built
+// on first use.
+var latinFold = sync.OnceValue(func() *[0x250][2]rune {
+	var t [0x250][2]rune
 	for _, g := range []struct{ base, variants string }{
 		{"a", "àáâãäåāăąǎ"}, {"ae", "æ"}, {"c", "çćĉċč"}, {"d", "ðďđ"},
 		{"e", "èéêëēĕėęě"}, {"g", "ĝğġģ"}, {"h", "ĥħ"}, {"i", "ìíîïĩīĭįıǐ"},
@@ -22,13 +23,14 @@ func init() {
 	} {
 		b := []rune(g.base)
 		for _, r := range g.variants {
-			latinFold[r][0] = b[0]
+			t[r][0] = b[0]
 			if len(b) > 1 {
-				latinFold[r][1] = b[1]
+				t[r][1] = b[1]
 			}
 		}
 	}
-}
+	return &t
+})
 
 // FoldRune lower-cases r and strips its diacritics. It returns up to two runes;
 // r2 is zero unless r is a ligature such as "æ" or "ß".
@@ -40,8 +42,8 @@ func FoldRune(r rune) (r1, r2 rune) {
 		return r, 0
 	}
 	r = unicode.ToLower(r)
-	if r < rune(len(latinFold)) {
-		if f := latinFold[r]; f[0] != 0 {
+	if t := latinFold(); r < rune(len(t)) {
+		if f := t[r]; f[0] != 0 {
 			return f[0], f[1]
 		}
 		return r, 0

@@ -1,6 +1,9 @@
 package words
 
-import "unicode/utf8"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // Stemming strips inflectional and derivational endings from words in
 // English, Russian and Ukrainian, so that "deploy", "deployed" and
@@ -13,10 +16,10 @@ import "unicode/utf8"
 // MinStem is the shortest stem suffix stripping may leave, in runes.
 const MinStem = 3
 
-// suffixes are inflectional and derivational endings stripped by StemLen, in
+// suffixList returns the inflectional and derivational endings StemLen strips, in
 // folded form (й→и, ё→е, ї→і), for English, Russian and Ukrainian. The
 // longest matching suffix that leaves at least MinStem runes wins.
-var suffixes = func() [][]rune {
+func suffixList() [][]rune {
 	list := []string{
 		// English
 		"ations", "ation", "ments", "ment", "ings", "ing", "ness", "ities", "ity",
@@ -41,7 +44,27 @@ var suffixes = func() [][]rune {
 		}
 	}
 	return out
-}()
+}
+
+// stemTable holds suffixList three ways; built on first use, so that a
+// process that stems nothing does not build it at start.
+type stemTable struct {
+	all    [][]rune          // suffixList, longest first
+	byLast map[rune][][]rune // the entries of all by their last rune, in the order of all
+	ascii  []string          // the ASCII entries of all, longest first
+}
+
+var stems = sync.OnceValue(func() *stemTable {
+	t := &stemTable{all: suffixList(), byLast: map[rune][][]rune{}}
+	for _, s := range t.all {
+		last := s[len(s)-1]
+		t.byLast[last] = append(t.byLast[last], s)
+		if ascii := string(s); len(ascii) == len(s) {
+			t.ascii = append(t.ascii, ascii)
+		}
+	}
+	return t
+})
 
 // StemLen returns the length of w's stem: w without its longest known suffix,
 // keeping at least MinStem runes. It is a light, language-agnostic
@@ -54,7 +77,7 @@ func StemLen(w []rune) int {
 	}
 	// Only the suffixes that end in w's last rune can match, in the order
 	// of suffixes.
-	for _, s := range suffixesByLast[w[n-1]] {
+	for _, s := range stems().byLast[w[n-1]] {
 		k := len(s)
 		if n-k < MinStem || !hasSuffix(w, s) {
 			continue
@@ -120,7 +143,7 @@ func StemBytes(w []byte) int {
 	if n <= MinStem {
 		return n
 	}
-	for _, s := range asciiSuffixes {
+	for _, s := range stems().ascii {
 		k := len(s)
 		if n-k < MinStem || string(w[n-k:]) != s {
 			continue
@@ -132,25 +155,3 @@ func StemBytes(w []byte) int {
 	}
 	return n
 }
-
-// suffixesByLast are the entries of suffixes by their last rune, each
-// list in the order of suffixes.
-var suffixesByLast = func() map[rune][][]rune {
-	m := map[rune][][]rune{}
-	for _, s := range suffixes {
-		last := s[len(s)-1]
-		m[last] = append(m[last], s)
-	}
-	return m
-}()
-
-// asciiSuffixes are the ASCII entries of suffixes, longest first.
-var asciiSuffixes = func() []string {
-	var out []string
-	for _, s := range suffixes {
-		if ascii := string(s); len(ascii) == len(s) {
-			out = append(out, ascii)
-		}
-	}
-	return out
-}()

@@ -12,7 +12,7 @@ func stemLenAll(w []rune) int {
 	if n <= MinStem {
 		return n
 	}
-	for _, s := range suffixes {
+	for _, s := range stems().all {
 		k := len(s)
 		if n-k < MinStem || !hasSuffix(w, s) {
 			continue
@@ -36,7 +36,7 @@ func stemLenAll(w []rune) int {
 func TestStemLenMatchesAllSuffixes(t *testing.T) {
 	var alphabet []rune
 	seen := map[rune]bool{}
-	for _, s := range suffixes {
+	for _, s := range stems().all {
 		for _, r := range s {
 			if !seen[r] {
 				seen[r] = true
@@ -52,8 +52,8 @@ func TestStemLenMatchesAllSuffixes(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, s := range suffixes {
-		for _, s2 := range suffixes {
+	for _, s := range stems().all {
+		for _, s2 := range stems().all {
 			check(append(append([]rune("de"), s2...), s...))
 		}
 		for n := range 7 {
