@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
@@ -88,69 +90,242 @@ const ImportBatch = 500
 // second import of the same file changes nothing. Records are written in
 // transactions of ImportBatch; progress, when set, is called after each
 // committed batch with the number of records durably written so far.
+//
+// It streams, in two passes over the input: the first checks every line
+// and keeps only an 8-byte hash of each id given, the second parses the
+// lines again and writes them a batch at a time. An input that cannot
+// seek (standard input, a request body) is copied to a temporary file by
+// the first pass. Memory stays within a batch of records and the ids'
+// hashes, whatever the input's size.
 func (s *Service) Import(ctx context.Context, r io.Reader, progress func(done, total int)) (mnemo.ImportResult, error) {
 	c, sc, err := writer(ctx)
 	if err != nil {
 		return mnemo.ImportResult{}, err
 	}
-	var recs []*mnemo.Record
+	src, err := rewindable(r)
+	if err != nil {
+		return mnemo.ImportResult{}, err
+	}
+	defer src.close()
+	chk, err := s.checkImport(ctx, src, sc, c)
+	if err != nil {
+		return mnemo.ImportResult{}, err
+	}
+	if err := src.rewind(); err != nil {
+		return mnemo.ImportResult{}, err
+	}
+	res := mnemo.ImportResult{Read: chk.records}
+	defer s.threads.lockStripes(chk.stripes)()
+	batch := make([]*mnemo.Record, 0, ImportBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		restamped, err := s.prepare(ctx, batch)
+		if err != nil {
+			return err
+		}
+		skipped, err := s.store.Insert(ctx, batch, "import", c.Name)
+		if err != nil {
+			return err
+		}
+		if err := s.storeVectors(ctx, restamped); err != nil {
+			return err
+		}
+		res.Skipped += skipped
+		res.Imported += len(batch) - skipped
+		if progress != nil {
+			progress(res.Imported+res.Skipped, chk.records)
+		}
+		batch = batch[:0]
+		return nil
+	}
+	err = eachImportLine(src.reader(), func(line int, b []byte) error {
+		rec, err := s.parseImportLine(b, sc, c)
+		if err != nil { // the first pass accepted it: only a clock-dependent check can refuse it now
+			return mnemo.Errorf(mnemo.ErrorCode(err), "line %d: %s", line, mnemo.ErrorMessage(err))
+		}
+		if batch = append(batch, rec); len(batch) == ImportBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return res, err
+}
+
+// importIDHash is the hash checkImport compares ids by (a variable for
+// tests, which make every id clash).
+var importIDHash = maphash.String
+
+// importCheck is what the first pass of Import learns of its input.
+type importCheck struct {
+	records int
+	stripes []int // the thread lock stripes of the records' threads
+}
+
+// checkImport parses and validates every line of src, and refuses an id
+// given twice. Ids are compared by a 64-bit hash; two equal hashes are
+// checked against the ids themselves by reading the input again.
+func (s *Service) checkImport(ctx context.Context, src *importSource, sc mnemo.Scope, c mnemo.Caller) (importCheck, error) {
+	var chk importCheck
+	seed := maphash.MakeSeed()
+	first := make(map[uint64]int32) // id hash -> the record that gave it first
+	var clashes [][2]int            // records whose ids' hashes are equal
+	stripes := make(map[int]bool)
+	err := eachImportLine(src.reader(), func(line int, b []byte) error {
+		if chk.records%ImportBatch == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rec, err := s.parseImportLine(b, sc, c)
+		if err != nil {
+			return mnemo.Errorf(mnemo.ErrorCode(err), "line %d: %s", line, mnemo.ErrorMessage(err))
+		}
+		chk.records++
+		if rec.Thread != "" {
+			stripes[s.threads.stripe(sc.Namespace, rec.Thread)] = true
+		}
+		// Ids the input leaves out are new ones, hashed too: a clash of
+		// theirs is read again below, where they are new again and differ.
+		h := importIDHash(seed, rec.ID)
+		if at, ok := first[h]; ok {
+			clashes = append(clashes, [2]int{int(at), chk.records})
+		} else {
+			first[h] = int32(chk.records)
+		}
+		return nil
+	})
+	if err != nil {
+		return chk, err
+	}
+	if len(clashes) > 0 {
+		if err := s.sameIDs(src, sc, c, clashes); err != nil {
+			return chk, err
+		}
+	}
+	for i := range stripes {
+		chk.stripes = append(chk.stripes, i)
+	}
+	return chk, nil
+}
+
+// sameIDs reads the records of clashes from src and returns the error of
+// the first record whose id (not only its hash) an earlier one gave: two
+// records of equal ids have equal hashes, so both are among clashes.
+func (s *Service) sameIDs(src *importSource, sc mnemo.Scope, c mnemo.Caller, clashes [][2]int) error {
+	involved := make(map[int]bool)
+	for _, p := range clashes {
+		involved[p[0]], involved[p[1]] = true, true
+	}
+	if err := src.rewind(); err != nil {
+		return err
+	}
+	n := 0
+	seen := make(map[string]bool)
+	return eachImportLine(src.reader(), func(_ int, b []byte) error {
+		if n++; !involved[n] {
+			return nil
+		}
+		rec, err := s.parseImportLine(b, sc, c)
+		if err != nil {
+			return err
+		}
+		if seen[rec.ID] {
+			return mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", n, rec.ID)
+		}
+		seen[rec.ID] = true
+		return nil
+	})
+}
+
+// eachImportLine calls fn with each non-blank line of r (trimmed) and its
+// line number, until fn returns an error.
+func eachImportLine(r io.Reader, fn func(line int, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	line := 0
 	for {
 		b, err := br.ReadBytes('\n')
 		if len(b) > 0 {
 			line++
-			b = bytes.TrimSpace(b)
-			if len(b) > 0 {
-				rec, perr := s.parseImportLine(b, sc, c)
-				if perr != nil {
-					return mnemo.ImportResult{}, mnemo.Errorf(mnemo.ErrorCode(perr), "line %d: %s", line, mnemo.ErrorMessage(perr))
+			if b = bytes.TrimSpace(b); len(b) > 0 {
+				if ferr := fn(line, b); ferr != nil {
+					return ferr
 				}
-				recs = append(recs, rec)
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return mnemo.ImportResult{}, fmt.Errorf("import: read: %w", err)
+			return fmt.Errorf("import: read: %w", err)
 		}
 	}
-	res := mnemo.ImportResult{Read: len(recs)}
-	// Records keep their ids: ids are unique per namespace, so an export
-	// imports into any namespace as it is, whatever other namespaces hold.
-	seen := make(map[string]bool, len(recs))
-	for i, rec := range recs {
-		if seen[rec.ID] {
-			return mnemo.ImportResult{}, mnemo.Errorf(mnemo.EINVALID, "record %d: id %s appears twice", i+1, rec.ID)
-		}
-		seen[rec.ID] = true
-	}
-	threads := make([]string, len(recs))
-	for i, r := range recs {
-		threads[i] = r.Thread
-	}
-	defer s.threads.lock(sc.Namespace, threads...)()
-	for i := 0; i < len(recs); i += ImportBatch {
-		batch := recs[i:min(i+ImportBatch, len(recs))]
-		restamped, err := s.prepare(ctx, batch)
-		if err != nil {
-			return res, err
-		}
-		skipped, err := s.store.Insert(ctx, batch, "import", c.Name)
-		if err != nil {
-			return res, err
-		}
-		if err := s.storeVectors(ctx, restamped); err != nil {
-			return res, err
-		}
-		res.Skipped += skipped
-		res.Imported += len(batch) - skipped
-		if progress != nil {
-			progress(i+len(batch), len(recs))
+}
+
+// importSource is Import's input, read more than once: the input itself
+// when it can seek, else a temporary copy the first pass writes.
+type importSource struct {
+	in    io.Reader
+	seek  io.Seeker // the input's, when it seeks
+	start int64     // the input's offset at the start
+	spool *os.File  // the copy, when it does not
+	first bool      // the first pass is reading
+}
+
+// rewindable returns r as an importSource.
+func rewindable(r io.Reader) (*importSource, error) {
+	src := &importSource{in: r, first: true}
+	if sk, ok := r.(io.Seeker); ok {
+		if at, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			src.seek, src.start = sk, at
+			return src, nil
 		}
 	}
-	return res, nil
+	f, err := os.CreateTemp("", "mnemo-import-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("import: a temporary copy of the input: %w", err)
+	}
+	src.spool = f
+	return src, nil
+}
+
+// reader returns what a pass reads: on the first pass of an input that
+// does not seek, the input, copied to the spool as it is read.
+func (src *importSource) reader() io.Reader {
+	if src.first && src.spool != nil {
+		return io.TeeReader(src.in, src.spool)
+	}
+	if src.spool != nil {
+		return src.spool
+	}
+	return src.in
+}
+
+// rewind makes the next pass read from the start.
+func (src *importSource) rewind() error {
+	src.first = false
+	var err error
+	if src.spool != nil {
+		_, err = src.spool.Seek(0, io.SeekStart)
+	} else {
+		_, err = src.seek.Seek(src.start, io.SeekStart)
+	}
+	if err != nil {
+		return fmt.Errorf("import: reading the input again: %w", err)
+	}
+	return nil
+}
+
+// close removes the spool.
+func (src *importSource) close() {
+	if src.spool != nil {
+		src.spool.Close()
+		os.Remove(src.spool.Name())
+	}
 }
 
 func (s *Service) parseImportLine(b []byte, sc mnemo.Scope, c mnemo.Caller) (*mnemo.Record, error) {

@@ -3,12 +3,16 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/engine"
 )
 
 // An export imported into a second namespace of the same store: ids are
@@ -140,5 +144,107 @@ func TestImportDefaultsImportanceAndConfidence(t *testing.T) {
 	}
 	if want.Importance != 0.5 || want.Confidence != 1 || wantLLM.Confidence != 0.7 {
 		t.Errorf("remember's defaults changed: %v %v %v", want.Importance, want.Confidence, wantLLM.Confidence)
+	}
+}
+
+// onlyReader hides every method of its reader but Read: an input that
+// cannot seek, as standard input from a pipe or a request body.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// Import reads its input twice, checking every line before it writes one:
+// an input that cannot seek is copied to a temporary file (removed after),
+// one that can is read again from where it started; both write the same
+// records, in batches, with progress to the total.
+func TestImportTwoPasses(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var in strings.Builder
+	const n = 1234 // more than two batches
+	for i := range n {
+		fmt.Fprintf(&in, `{"id":"r%04d","text":"record number %d about the relay","thread":"t%d"}`+"\n", i, i, i%7)
+		if i%100 == 0 {
+			in.WriteString("\n  \n") // blank lines are skipped
+		}
+	}
+	ctx := context.Background()
+	f := open(t, "", nil)
+	var calls []int
+	res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "pipe"), onlyReader{strings.NewReader(in.String())},
+		func(done, total int) {
+			if total != n {
+				t.Errorf("progress total %d, want %d", total, n)
+			}
+			calls = append(calls, done)
+		})
+	if err != nil || res.Read != n || res.Imported != n || res.Skipped != 0 {
+		t.Fatalf("import from a pipe: %+v %v", res, err)
+	}
+	if !slices.Equal(calls, []int{500, 1000, n}) {
+		t.Errorf("progress %v, want after each batch", calls)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the temporary copy was left behind: %v", left)
+	}
+	// A seekable input read from an offset: what precedes it is not read.
+	rd := strings.NewReader("not a record\n" + in.String())
+	if _, err := rd.Seek(int64(len("not a record\n")), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "file"), rd, nil); err != nil || res.Imported != n {
+		t.Fatalf("import from a seekable input: %+v %v", res, err)
+	}
+	for _, ns := range []string{"pipe", "file"} {
+		list, err := f.svc.List(mnemo.WithCallerIn(ctx, admin, ns), mnemo.ListOptions{Limit: 2 * n})
+		if err != nil || len(list) != n {
+			t.Fatalf("%s holds %d records (%v), want %d", ns, len(list), err, n)
+		}
+		if r, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, ns), "r1233"); err != nil || r.Thread != "t1" || !strings.Contains(r.Text, "1233") {
+			t.Errorf("%s: r1233 = %+v, %v", ns, r, err)
+		}
+	}
+}
+
+// A bad line or an id given twice, however far into the input, refuses the
+// whole import before anything is written, from a pipe as from a file; ids
+// are compared by hash, and equal hashes of different ids are no error.
+func TestImportRefusesBeforeWriting(t *testing.T) {
+	ctx := context.Background()
+	f := open(t, "", nil)
+	var good strings.Builder
+	for i := range 700 {
+		fmt.Fprintf(&good, `{"id":"g%d","text":"record %d"}`+"\n", i, i)
+	}
+	cases := map[string]struct{ in, want string }{
+		"bad line":  {good.String() + "{\"id\":\"x\",\"text\":\n", "line 701: not a record"},
+		"unknown":   {good.String() + `{"id":"x","text":"t","colour":"red"}` + "\n", "line 701"},
+		"duplicate": {good.String() + `{"id":"g3","text":"again"}` + "\n", "record 701: id g3 appears twice"},
+	}
+	for name, tc := range cases {
+		for _, pipe := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(tc.in)
+			if pipe {
+				r = onlyReader{r}
+			}
+			_, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "a"), r, nil)
+			if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s (pipe %v): %v, want EINVALID %q", name, pipe, err, tc.want)
+			}
+			if list, _ := f.svc.List(mnemo.WithCallerIn(ctx, admin, "a"), mnemo.ListOptions{}); len(list) != 0 {
+				t.Fatalf("%s: %d records written", name, len(list))
+			}
+		}
+	}
+	// Every id hashes alike: the distinct ones import, the repeated one is
+	// still found.
+	defer engine.SetImportIDHash(func(string) uint64 { return 7 })()
+	res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "a"), onlyReader{strings.NewReader(good.String())}, nil)
+	if err != nil || res.Imported != 700 {
+		t.Fatalf("ids with equal hashes: %+v %v", res, err)
+	}
+	_, err = f.svc.Import(mnemo.WithCallerIn(ctx, admin, "b"), strings.NewReader(cases["duplicate"].in), nil)
+	if err == nil || !strings.Contains(err.Error(), "record 701: id g3 appears twice") {
+		t.Errorf("duplicate among equal hashes: %v", err)
 	}
 }

@@ -316,16 +316,26 @@ func (l *threadLocks) lock(ns string, threads ...string) func() {
 		if t == "" {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write([]byte(ns))
-		h.Write([]byte{0})
-		h.Write([]byte(t))
-		i := int(h.Sum64() % uint64(len(l.mu)))
-		if !slices.Contains(idx, i) {
+		if i := l.stripe(ns, t); !slices.Contains(idx, i) {
 			idx = append(idx, i)
 		}
 	}
-	slices.Sort(idx)
+	return l.lockStripes(idx)
+}
+
+// stripe is the index of the stripe of thread t of namespace ns.
+func (l *threadLocks) stripe(ns, t string) int {
+	h := fnv.New64a()
+	h.Write([]byte(ns))
+	h.Write([]byte{0})
+	h.Write([]byte(t))
+	return int(h.Sum64() % uint64(len(l.mu)))
+}
+
+// lockStripes locks the stripes idx (distinct indexes, in any order) in
+// index order and returns the function that unlocks them.
+func (l *threadLocks) lockStripes(idx []int) func() {
+	idx = slices.Sorted(slices.Values(idx))
 	for _, i := range idx {
 		l.mu[i].Lock()
 	}
