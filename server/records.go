@@ -129,14 +129,30 @@ type lazyBody struct {
 }
 
 func (l *lazyBody) Read(p []byte) (int, error) {
+	if err := l.load(); err != nil {
+		return 0, err
+	}
+	return l.r.Read(p)
+}
+
+// A lazyBody seeks, so that the import reads the body, held in memory, a
+// second time without copying it to a file.
+var _ io.ReadSeeker = (*lazyBody)(nil)
+
+// Seek loads the body first, as Read does.
+func (l *lazyBody) Seek(offset int64, whence int) (int64, error) {
+	if err := l.load(); err != nil {
+		return 0, err
+	}
+	return l.r.Seek(offset, whence)
+}
+
+func (l *lazyBody) load() error {
 	if l.r == nil && l.err == nil {
 		b, err := l.read()
 		l.r, l.err = bytes.NewReader(b), err
 	}
-	if l.err != nil {
-		return 0, l.err
-	}
-	return l.r.Read(p)
+	return l.err
 }
 
 // deadline bounds writing a non-streaming response.
