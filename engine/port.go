@@ -274,6 +274,19 @@ type importSource struct {
 	start int64     // the input's offset at the start
 	spool *os.File  // the copy, when it does not
 	first bool      // the first pass is reading
+	size  int64     // the bytes the first pass read: later passes read no more
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n *int64
+}
+
+func (c counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // rewindable returns r as an importSource.
@@ -293,16 +306,20 @@ func rewindable(r io.Reader) (*importSource, error) {
 	return src, nil
 }
 
-// reader returns what a pass reads: on the first pass of an input that
-// does not seek, the input, copied to the spool as it is read.
+// reader returns what a pass reads: on the first pass the input (copied
+// to the spool as it is read when it does not seek), then what the first
+// pass read.
 func (src *importSource) reader() io.Reader {
-	if src.first && src.spool != nil {
-		return io.TeeReader(src.in, src.spool)
+	switch {
+	case src.first && src.spool != nil:
+		return counter{io.TeeReader(src.in, src.spool), &src.size}
+	case src.first:
+		return counter{src.in, &src.size}
+	case src.spool != nil:
+		return io.LimitReader(src.spool, src.size)
 	}
-	if src.spool != nil {
-		return src.spool
-	}
-	return src.in
+	// A file still growing is read no further than the first pass read it.
+	return io.LimitReader(src.in, src.size)
 }
 
 // rewind makes the next pass read from the start.

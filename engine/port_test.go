@@ -248,3 +248,38 @@ func TestImportRefusesBeforeWriting(t *testing.T) {
 		t.Errorf("duplicate among equal hashes: %v", err)
 	}
 }
+
+// growing is an input that grows once it has been read to the end, as a
+// file another process appends to: Seek back to the start finds a line
+// the first pass did not see.
+type growing struct {
+	*strings.Reader
+	rest string
+}
+
+func (g *growing) Seek(off int64, whence int) (int64, error) {
+	if g.rest != "" && whence == io.SeekStart {
+		pos, _ := g.Reader.Seek(0, io.SeekCurrent)
+		all := make([]byte, g.Reader.Size())
+		g.Reader.ReadAt(all, 0)
+		g.Reader = strings.NewReader(string(all) + g.rest)
+		g.rest = ""
+		g.Reader.Seek(pos, io.SeekStart)
+	}
+	return g.Reader.Seek(off, whence)
+}
+
+// The second pass reads no more than the first checked.
+func TestImportReadsNoMoreThanItChecked(t *testing.T) {
+	ctx := context.Background()
+	f := open(t, "", nil)
+	in := &growing{Reader: strings.NewReader(`{"id":"a","text":"first"}` + "\n" + `{"id":"b","text":"second"}` + "\n"),
+		rest: `{"id":"c","text":"appended later"}` + "\n"}
+	res, err := f.svc.Import(mnemo.WithCallerIn(ctx, admin, "a"), in, nil)
+	if err != nil || res.Read != 2 || res.Imported != 2 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+	if _, err := f.svc.Get(mnemo.WithCallerIn(ctx, admin, "a"), "c"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Errorf("the line appended after the check was imported: %v", err)
+	}
+}
