@@ -348,28 +348,31 @@ func (src *importSource) close() {
 func (s *Service) parseImportLine(b []byte, sc mnemo.Scope, c mnemo.Caller) (*mnemo.Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var rec mnemo.Record
-	if err := dec.Decode(&rec); err != nil {
+	// A line without importance or confidence (or with null) gets the
+	// defaults of a write (mnemo.NewRecord); an explicit 0 is kept. The
+	// two pointers stand in for the record's own fields of those names.
+	var in struct {
+		mnemo.Record
+		Importance *float64 `json:"importance"`
+		Confidence *float64 `json:"confidence"`
+	}
+	if err := dec.Decode(&in); err != nil {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "not a record: %s", jsonErr(err))
 	}
 	if dec.More() {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "more than one JSON value on the line")
 	}
+	rec := in.Record
 	if rec.ID == "" {
 		rec.ID = s.newID()
 	}
-	// A line without importance or confidence (or with null) gets the
-	// defaults of a write (mnemo.NewRecord); an explicit 0 is kept.
-	var given struct{ Importance, Confidence *float64 }
-	if err := json.Unmarshal(b, &given); err != nil {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "not a record: %s", jsonErr(err))
-	}
 	def := mnemo.NewRecord{Source: rec.Source}.Record()
-	if given.Importance == nil {
-		rec.Importance = def.Importance
+	rec.Importance, rec.Confidence = def.Importance, def.Confidence
+	if in.Importance != nil {
+		rec.Importance = *in.Importance
 	}
-	if given.Confidence == nil {
-		rec.Confidence = def.Confidence
+	if in.Confidence != nil {
+		rec.Confidence = *in.Confidence
 	}
 	rec.Namespace = sc.Namespace
 	rec.Normalize(s.now().UTC())
