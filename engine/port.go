@@ -92,7 +92,7 @@ const ImportBatch = 500
 // committed batch with the number of records durably written so far.
 //
 // It streams, in two passes over the input: the first checks every line
-// and keeps only an 8-byte hash of each id given, the second parses the
+// and keeps only an 8-byte hash of each id, the second parses the
 // lines again and writes them a batch at a time. An input that cannot
 // seek (standard input, a request body) is copied to a temporary file by
 // the first pass. Memory stays within a batch of records and the ids'
