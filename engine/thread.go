@@ -332,10 +332,10 @@ func (l *threadLocks) stripe(ns, t string) int {
 	return int(h.Sum64() % uint64(len(l.mu)))
 }
 
-// lockStripes locks the stripes idx (distinct indexes, in any order) in
-// index order and returns the function that unlocks them.
+// lockStripes sorts the stripes idx (distinct indexes) in place, locks
+// them in that order and returns the function that unlocks them.
 func (l *threadLocks) lockStripes(idx []int) func() {
-	idx = slices.Sorted(slices.Values(idx))
+	slices.Sort(idx)
 	for _, i := range idx {
 		l.mu[i].Lock()
 	}
