@@ -167,7 +167,9 @@ type importCheck struct {
 }
 
 // checkImport parses and validates every line of src, and refuses an id
-// given twice. Ids are compared by a 64-bit hash; two equal hashes are
+// given twice. Records keep their ids: ids are unique per namespace, so an
+// export imports into any namespace as it is, whatever other namespaces
+// hold. Ids are compared by a 64-bit hash; two equal hashes are
 // checked against the ids themselves by reading the input again.
 func (s *Service) checkImport(ctx context.Context, src *importSource, sc mnemo.Scope, c mnemo.Caller) (importCheck, error) {
 	var chk importCheck
