@@ -61,16 +61,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/mnemo-dev/mnemo"
 )
 
 // FileName is the name of the file that holds a prompt in each commit's tree.
@@ -78,6 +76,29 @@ const FileName = "prompt.json"
 
 // RefPrefix is the prefix of every prompt ref.
 const RefPrefix = "refs/prompts/"
+
+// The kinds of error this package returns for bad input and a missing
+// repository: each such error wraps one of them (errors.Is), and its
+// message is safe to show. The package imports nothing of mnemo's own (see
+// paths_unix.go for why), so its callers give these kinds their codes.
+var (
+	ErrInvalid  = errors.New("capture: invalid input")
+	ErrNotFound = errors.New("capture: no prompt repository")
+	ErrTooLarge = errors.New("capture: input too large")
+)
+
+// kindError is an error of one of the kinds above.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
 
 // Prompt is one captured operator prompt: the content of prompt.json.
 type Prompt struct {
@@ -99,6 +120,12 @@ type Captured struct {
 	Prompt Prompt
 }
 
+// UserRepo is the prompt repository of a user whose home directory is
+// home: home/.local/share/mnemo/prompts.git.
+func UserRepo(home string) string {
+	return joinPath(home, ".local", "share", "mnemo", "prompts.git")
+}
+
 // Repo is a bare git repository of captured prompts. It is safe for
 // concurrent use, and several processes may write to the same repository at
 // the same time.
@@ -106,14 +133,14 @@ type Repo struct {
 	path string
 }
 
-// Open opens the bare prompt repository at path. It returns ENOTFOUND when
-// there is no repository there.
+// Open opens the bare prompt repository at path. It returns an ErrNotFound
+// error when there is no repository there.
 func Open(ctx context.Context, path string) (*Repo, error) {
 	if path == "" {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "capture: empty repository path")
+		return nil, errorf(ErrInvalid, "capture: empty repository path")
 	}
 	if !isBareRepo(path) {
-		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "capture: no prompt repository at %s", path)
+		return nil, errorf(ErrNotFound, "capture: no prompt repository at %s", path)
 	}
 	return open(path), nil
 }
@@ -124,7 +151,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 // place, and the losers of that race open the winner's repository.
 func OpenOrInit(ctx context.Context, path string) (*Repo, error) {
 	if path == "" {
-		return nil, mnemo.Errorf(mnemo.EINVALID, "capture: empty repository path")
+		return nil, errorf(ErrInvalid, "capture: empty repository path")
 	}
 	if isBareRepo(path) {
 		return open(path), nil
@@ -146,27 +173,27 @@ func open(path string) *Repo {
 func (r *Repo) Path() string { return r.path }
 
 func isBareRepo(path string) bool {
-	fi, err := os.Stat(filepath.Join(path, "HEAD"))
+	fi, err := os.Stat(joinPath(path, "HEAD"))
 	if err != nil || fi.IsDir() {
 		return false
 	}
-	fi, err = os.Stat(filepath.Join(path, "objects"))
+	fi, err = os.Stat(joinPath(path, "objects"))
 	return err == nil && fi.IsDir()
 }
 
 // initBare creates the equivalent of `git init --bare path`.
 func initBare(path string) error {
-	parent := filepath.Dir(path)
+	parent := dirPath(path)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(path)+".init-")
+	tmp, err := os.MkdirTemp(parent, "."+basePath(path)+".init-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/prompts"} {
-		if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(d)), 0o755); err != nil {
+		if err := os.MkdirAll(joinPath(tmp, d), 0o755); err != nil {
 			return err
 		}
 	}
@@ -176,7 +203,7 @@ func initBare(path string) error {
 		"description": "mnemo prompt capture\n",
 	}
 	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(joinPath(tmp, name), []byte(content), 0o644); err != nil {
 			return err
 		}
 	}
@@ -192,13 +219,13 @@ func initBare(path string) error {
 
 func initInPlace(path string, files map[string]string) error {
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/prompts"} {
-		if err := os.MkdirAll(filepath.Join(path, filepath.FromSlash(d)), 0o755); err != nil {
+		if err := os.MkdirAll(joinPath(path, d), 0o755); err != nil {
 			return err
 		}
 	}
 	// Write HEAD last: isBareRepo looks at it.
 	for _, name := range []string{"config", "description", "HEAD"} {
-		if err := writeFileAtomic(filepath.Join(path, name), []byte(files[name])); err != nil {
+		if err := writeFileAtomic(joinPath(path, name), []byte(files[name])); err != nil {
 			return err
 		}
 	}
@@ -206,7 +233,7 @@ func initInPlace(path string, files map[string]string) error {
 }
 
 func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-")
+	f, err := os.CreateTemp(dirPath(name), "."+basePath(name)+".tmp-")
 	if err != nil {
 		return err
 	}
@@ -222,10 +249,10 @@ func writeFileAtomic(name string, data []byte) error {
 }
 
 // Capture writes p as an orphan commit and a new ref, and returns them.
-// It returns EINVALID for a prompt without a timestamp.
+// It returns an ErrInvalid error for a prompt without a timestamp.
 func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 	if p.Timestamp.IsZero() {
-		return Captured{}, mnemo.Errorf(mnemo.EINVALID, "capture: prompt has no timestamp")
+		return Captured{}, errorf(ErrInvalid, "capture: prompt has no timestamp")
 	}
 	if err := ctx.Err(); err != nil {
 		return Captured{}, err
@@ -266,7 +293,7 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 // createRef creates refs/prompts/<session>/<n> pointing at sha, choosing a
 // fresh n when the name is taken. It never overwrites an existing ref.
 func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
-	dir := filepath.Join(r.path, "refs", "prompts", session)
+	dir := joinPath(r.path, "refs", "prompts", session)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -274,7 +301,7 @@ func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 	var lastErr error
 	for attempt := 0; attempt < 16; attempt++ {
 		n := refSeq(at)
-		final := filepath.Join(dir, n)
+		final := joinPath(dir, n)
 		lock := final + ".lock"
 		if err := createExcl(lock, content, 0o644); err != nil {
 			if errors.Is(err, os.ErrExist) {
@@ -464,7 +491,7 @@ func (r *Repo) readPrompt(sha string) (Prompt, error) {
 // loose and packed (a loose ref wins), sorted by name.
 func (r *Repo) promptRefs() ([][2]string, error) {
 	refs := map[string]string{}
-	if f, err := os.Open(filepath.Join(r.path, "packed-refs")); err == nil {
+	if f, err := os.Open(joinPath(r.path, "packed-refs")); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			line := sc.Text()
@@ -481,21 +508,23 @@ func (r *Repo) promptRefs() ([][2]string, error) {
 			return nil, err
 		}
 	}
-	root := filepath.Join(r.path, "refs", "prompts")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+	// Walked through an fs.FS of the repository, whose paths are
+	// slash-separated on every system, as ref names are.
+	fsys := os.DirFS(r.path)
+	err := fs.WalkDir(fsys, strings.TrimSuffix(RefPrefix, "/"), func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
-		name := d.Name()
-		if d.IsDir() || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
+		base := d.Name()
+		if d.IsDir() || strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".lock") {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
@@ -504,11 +533,7 @@ func (r *Repo) promptRefs() ([][2]string, error) {
 		if !isHex40(sha) {
 			return nil
 		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		refs[RefPrefix+filepath.ToSlash(rel)] = sha
+		refs[name] = sha
 		return nil
 	})
 	if err != nil {
@@ -544,26 +569,26 @@ type HookInput struct {
 // MaxHookInput is the largest hook input ReadHook accepts, in bytes.
 const MaxHookInput = 8 << 20
 
-// ReadHook decodes the hook JSON from r. It returns EINVALID for empty
-// input, malformed JSON, or input without a prompt, and ETOOLARGE for input
-// over MaxHookInput bytes.
+// ReadHook decodes the hook JSON from r. It returns an ErrInvalid error for
+// empty input, malformed JSON, or input without a prompt, and an
+// ErrTooLarge one for input over MaxHookInput bytes.
 func ReadHook(r io.Reader) (HookInput, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxHookInput+1))
 	if err != nil {
 		return HookInput{}, fmt.Errorf("capture: read hook input: %w", err)
 	}
 	if len(data) > MaxHookInput {
-		return HookInput{}, mnemo.Errorf(mnemo.ETOOLARGE, "capture: hook input over %d bytes", MaxHookInput)
+		return HookInput{}, errorf(ErrTooLarge, "capture: hook input over %d bytes", MaxHookInput)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return HookInput{}, mnemo.Errorf(mnemo.EINVALID, "capture: empty hook input")
+		return HookInput{}, errorf(ErrInvalid, "capture: empty hook input")
 	}
 	var h HookInput
 	if err := json.Unmarshal(data, &h); err != nil {
-		return HookInput{}, mnemo.Errorf(mnemo.EINVALID, "capture: hook input is not a JSON object: %v", err)
+		return HookInput{}, errorf(ErrInvalid, "capture: hook input is not a JSON object: %v", err)
 	}
 	if h.Prompt == "" {
-		return HookInput{}, mnemo.Errorf(mnemo.EINVALID, "capture: hook input has no prompt")
+		return HookInput{}, errorf(ErrInvalid, "capture: hook input has no prompt")
 	}
 	return h, nil
 }
@@ -595,9 +620,9 @@ func Locate(cwd string) (repository, branch string) {
 	if cwd == "" {
 		return "", ""
 	}
-	dir := filepath.Clean(cwd)
+	dir := cleanPath(cwd)
 	for {
-		dotgit := filepath.Join(dir, ".git")
+		dotgit := joinPath(dir, ".git")
 		if fi, err := os.Stat(dotgit); err == nil {
 			gitdir := dotgit
 			if !fi.IsDir() {
@@ -605,9 +630,9 @@ func Locate(cwd string) (repository, branch string) {
 			}
 			return dir, readHead(gitdir)
 		}
-		parent := filepath.Dir(dir)
+		parent := dirPath(dir)
 		if parent == dir {
-			return filepath.Clean(cwd), ""
+			return cleanPath(cwd), ""
 		}
 		dir = parent
 	}
@@ -624,8 +649,8 @@ func resolveGitFile(name string) string {
 		return ""
 	}
 	target = strings.TrimSpace(target)
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(name), target)
+	if !isAbsPath(target) {
+		target = joinPath(dirPath(name), target)
 	}
 	return target
 }
@@ -634,7 +659,7 @@ func readHead(gitdir string) string {
 	if gitdir == "" {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(gitdir, "HEAD"))
+	data, err := os.ReadFile(joinPath(gitdir, "HEAD"))
 	if err != nil {
 		return ""
 	}

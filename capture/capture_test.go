@@ -2,6 +2,7 @@ package capture_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/capture"
 )
 
@@ -177,11 +177,11 @@ func TestCaptureRoundTrip(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
-	if _, err := capture.Open(ctx, filepath.Join(t.TempDir(), "missing.git")); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-		t.Errorf("Open(missing) = %v, want ENOTFOUND", err)
+	if _, err := capture.Open(ctx, filepath.Join(t.TempDir(), "missing.git")); !errors.Is(err, capture.ErrNotFound) {
+		t.Errorf("Open(missing) = %v, want ErrNotFound", err)
 	}
-	if _, err := capture.OpenOrInit(ctx, ""); mnemo.ErrorCode(err) != mnemo.EINVALID {
-		t.Errorf("OpenOrInit(\"\") = %v, want EINVALID", err)
+	if _, err := capture.OpenOrInit(ctx, ""); !errors.Is(err, capture.ErrInvalid) {
+		t.Errorf("OpenOrInit(\"\") = %v, want ErrInvalid", err)
 	}
 	// A path below a regular file cannot be created.
 	file := filepath.Join(t.TempDir(), "file")
@@ -199,8 +199,8 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRepo(t, empty)
-	if _, err := r.Capture(ctx, capture.Prompt{Prompt: "x"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
-		t.Errorf("Capture without timestamp = %v, want EINVALID", err)
+	if _, err := r.Capture(ctx, capture.Prompt{Prompt: "x"}); !errors.Is(err, capture.ErrInvalid) {
+		t.Errorf("Capture without timestamp = %v, want ErrInvalid", err)
 	}
 }
 
@@ -296,22 +296,23 @@ func TestConcurrentProcesses(t *testing.T) {
 func TestReadHook(t *testing.T) {
 	tests := []struct {
 		name, in string
-		code     string
+		kind     error
 		want     capture.HookInput
 	}{
-		{"empty", "", mnemo.EINVALID, capture.HookInput{}},
-		{"blank", " \n\t", mnemo.EINVALID, capture.HookInput{}},
-		{"bad json", "{not json", mnemo.EINVALID, capture.HookInput{}},
-		{"array", "[1,2]", mnemo.EINVALID, capture.HookInput{}},
-		{"no prompt", `{"session_id":"s"}`, mnemo.EINVALID, capture.HookInput{}},
-		{"full", `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi","permission_mode":"acceptEdits","unknown":[1,{"a":2}]}`, "",
+		{"empty", "", capture.ErrInvalid, capture.HookInput{}},
+		{"blank", " \n\t", capture.ErrInvalid, capture.HookInput{}},
+		{"bad json", "{not json", capture.ErrInvalid, capture.HookInput{}},
+		{"array", "[1,2]", capture.ErrInvalid, capture.HookInput{}},
+		{"no prompt", `{"session_id":"s"}`, capture.ErrInvalid, capture.HookInput{}},
+		{"too large", `{"prompt":"` + strings.Repeat("x", capture.MaxHookInput) + `"}`, capture.ErrTooLarge, capture.HookInput{}},
+		{"full", `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi","permission_mode":"acceptEdits","unknown":[1,{"a":2}]}`, nil,
 			capture.HookInput{SessionID: "s", TranscriptPath: "/t.jsonl", Cwd: "/w", HookEventName: "UserPromptSubmit", Prompt: "hi", PermissionMode: "acceptEdits"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := capture.ReadHook(strings.NewReader(tt.in))
-			if code := mnemo.ErrorCode(err); code != tt.code {
-				t.Fatalf("code = %q (%v), want %q", code, err, tt.code)
+			if (err == nil) != (tt.kind == nil) || (tt.kind != nil && !errors.Is(err, tt.kind)) {
+				t.Fatalf("err = %v, want one of kind %v", err, tt.kind)
 			}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)

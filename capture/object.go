@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"hash/adler32"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -59,8 +59,8 @@ func (r *Repo) writeLoose(kind string, content []byte) (objectName, error) {
 	var h objectName
 	sum.Sum(h[:0])
 	hx := h.String()
-	dir := filepath.Join(r.path, "objects", hx[:2])
-	final := filepath.Join(dir, hx[2:])
+	dir := joinPath(r.path, "objects", hx[:2])
+	final := joinPath(dir, hx[2:])
 	if _, err := os.Lstat(final); err == nil {
 		return h, nil
 	}
@@ -104,7 +104,7 @@ func (r *Repo) writeLoose(kind string, content []byte) (objectName, error) {
 // returns its name.
 func createTemp(dir string, data []byte) (string, error) {
 	for range 16 {
-		name := filepath.Join(dir, fmt.Sprintf("tmp_obj_%016x", rand.Uint64()))
+		name := joinPath(dir, fmt.Sprintf("tmp_obj_%016x", rand.Uint64()))
 		err := createExcl(name, data, 0o444)
 		if errors.Is(err, os.ErrExist) {
 			continue
@@ -144,7 +144,7 @@ func zlibStored(raw []byte) []byte {
 // kind, from a loose object or a pack.
 func (r *Repo) readObject(kind string, h objectName) ([]byte, error) {
 	hx := h.String()
-	f, err := os.Open(filepath.Join(r.path, "objects", hx[:2], hx[2:]))
+	f, err := os.Open(joinPath(r.path, "objects", hx[:2], hx[2:]))
 	if err == nil {
 		defer f.Close()
 		t, data, err := readLooseFile(f)
@@ -202,14 +202,15 @@ const (
 // readPacked finds h in the repository's packs and returns its type and
 // content.
 func (r *Repo) readPacked(h objectName) (string, []byte, error) {
-	idxs, err := filepath.Glob(filepath.Join(r.path, "objects", "pack", "pack-*.idx"))
+	idxs, err := fs.Glob(os.DirFS(r.path), "objects/pack/pack-*.idx")
 	if err != nil {
 		return "", nil, err
 	}
-	for _, idx := range idxs {
+	for _, rel := range idxs {
+		idx := joinPath(r.path, rel)
 		off, ok, err := idxLookup(idx, h)
 		if err != nil {
-			return "", nil, fmt.Errorf("%s: %w", filepath.Base(idx), err)
+			return "", nil, fmt.Errorf("%s: %w", basePath(idx), err)
 		}
 		if !ok {
 			continue
@@ -222,7 +223,7 @@ func (r *Repo) readPacked(h objectName) (string, []byte, error) {
 		defer f.Close()
 		t, data, err := r.packEntry(f, off, 0)
 		if err != nil {
-			return "", nil, fmt.Errorf("%s at %d: %w", filepath.Base(pack), off, err)
+			return "", nil, fmt.Errorf("%s at %d: %w", basePath(pack), off, err)
 		}
 		return t, data, nil
 	}
@@ -357,7 +358,7 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 // of a ref delta).
 func (r *Repo) anyObject(h objectName, depth int) (string, []byte, error) {
 	hx := h.String()
-	if f, err := os.Open(filepath.Join(r.path, "objects", hx[:2], hx[2:])); err == nil {
+	if f, err := os.Open(joinPath(r.path, "objects", hx[:2], hx[2:])); err == nil {
 		defer f.Close()
 		return readLooseFile(f)
 	}

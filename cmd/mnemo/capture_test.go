@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -136,5 +137,73 @@ func TestCaptureProcesses(t *testing.T) {
 	}
 	if n := captureFsck(t, repo); n != procs {
 		t.Fatalf("%d refs, want %d", n, procs)
+	}
+}
+
+// TestCaptureRunsBeforeHeavyPackages checks that `mnemo capture` runs and
+// exits from capturecli's init, before the heavy packages of the binary
+// initialise (GODEBUG=inittrace=1 prints a line for each package as it
+// initialises), while `mnemo --version`, which goes through main,
+// initialises every one of them: the names below are real.
+func TestCaptureRunsBeforeHeavyPackages(t *testing.T) {
+	heavy := []string{
+		"github.com/mnemo-dev/mnemo",
+		"github.com/modelcontextprotocol/go-sdk/mcp",
+		"github.com/google/jsonschema-go/jsonschema",
+		"modernc.org/libc",
+		"modernc.org/sqlite",
+		"github.com/jackc/pgx/v5",
+		"github.com/tiktoken-go/tokenizer/codec",
+		"net/http",
+	}
+	if runtime.GOOS != "windows" {
+		heavy = append(heavy, "path/filepath") // see capture/paths_unix.go
+	}
+	inits := func(stderr string) (map[string]bool, string) {
+		seen := map[string]bool{}
+		var rest []string
+		for _, line := range strings.Split(stderr, "\n") {
+			if f := strings.Fields(line); len(f) > 2 && f[0] == "init" && strings.HasPrefix(f[2], "@") {
+				seen[f[1]] = true
+			} else if line != "" {
+				rest = append(rest, line)
+			}
+		}
+		return seen, strings.Join(rest, "\n")
+	}
+	traced := func(stdin string, args ...string) (map[string]bool, string) {
+		cmd := exec.Command(mnemoBin, args...)
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mnemo %v: %v\n%s", args, err, stderr.String())
+		}
+		return inits(stderr.String())
+	}
+
+	repo := filepath.Join(t.TempDir(), "prompts.git")
+	seen, rest := traced(`{"session_id":"s","prompt":"fix the flaky test","cwd":"/tmp"}`, "capture", "--repo", repo)
+	if rest != "" {
+		t.Fatalf("capture wrote %q on stderr", rest)
+	}
+	if !seen["runtime"] || !seen["os"] {
+		t.Fatalf("no init trace from the capture (GODEBUG ignored?): %v", seen)
+	}
+	for _, p := range heavy {
+		if seen[p] {
+			t.Errorf("%s was initialised before the capture ended", p)
+		}
+	}
+	if n := captureFsck(t, repo); n != 1 {
+		t.Fatalf("%d refs, want 1", n)
+	}
+
+	all, _ := traced("", "--version")
+	for _, p := range heavy {
+		if !all[p] {
+			t.Errorf("mnemo --version did not initialise %s: the list names a package the binary does not have", p)
+		}
 	}
 }

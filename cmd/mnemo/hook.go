@@ -149,12 +149,12 @@ func (a *app) cappedDigest(ctx context.Context, c mnemo.Caller, task string, f m
 func capturePrompt(ctx context.Context, repo string, data []byte) error {
 	h, err := capture.ReadHook(strings.NewReader(string(data)))
 	if err != nil {
-		return err
+		return captureCoded(err)
 	}
 	r, err := capture.OpenOrInit(ctx, repo)
 	if err != nil {
-		return err
+		return captureCoded(err)
 	}
 	_, err = r.Capture(ctx, capture.FromHook(h, time.Now()))
-	return err
+	return captureCoded(err)
 }

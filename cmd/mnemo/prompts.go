@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/capture"
+	"github.com/mnemo-dev/mnemo/cmd/mnemo/internal/capturecli"
 	"github.com/mnemo-dev/mnemo/internal/prompts"
 )
 
@@ -16,7 +17,7 @@ import (
 // over the captured prompts. The JSON shape is documented on prompts.Stats.
 func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
-	repo := fs.String("repo", capturePromptsRepo(), "prompt repository (env MNEMO_PROMPTS_REPO)")
+	repo := fs.String("repo", capturecli.DefaultRepo(), "prompt repository (env MNEMO_PROMPTS_REPO)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	top := fs.Int("top", 10, "terms per repository and week")
 	if ok, err := rawSubcommand(fs, stdout, stderr, "prompts", "stats", args); !ok {
@@ -39,7 +40,7 @@ func runPrompts(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	r, err := capture.Open(ctx, *repo)
 	if err != nil {
-		return err
+		return captureCoded(err)
 	}
 	list, err := r.List(ctx)
 	if err != nil {
