@@ -1,7 +1,10 @@
 // Package capture records operator prompts as orphan commits in a bare git
 // repository (DESIGN.md §6, "prompt capture, phase 0"). It reads and writes
 // the repository's files itself, with the standard library only (object.go),
-// so that a capture process starts and finishes quickly.
+// and imports nothing else, mnemo's own packages included, so that `mnemo
+// capture` runs before the rest of the binary initialises (see
+// cmd/mnemo/internal/capturecli): a capture process starts and finishes
+// quickly.
 //
 // # Repository layout
 //
@@ -294,16 +297,21 @@ func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
 // fresh n when the name is taken. It never overwrites an existing ref.
 func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 	dir := joinPath(r.path, "refs", "prompts", session)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	content := []byte(sha + "\n")
 	var lastErr error
 	for attempt := 0; attempt < 16; attempt++ {
 		n := refSeq(at)
 		final := joinPath(dir, n)
 		lock := final + ".lock"
-		if err := createExcl(lock, content, 0o644); err != nil {
+		err := createExcl(lock, content, 0o644)
+		if errors.Is(err, os.ErrNotExist) {
+			// The session's first prompt: its directory is made then,
+			// not looked for on every capture.
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				err = createExcl(lock, content, 0o644)
+			}
+		}
+		if err != nil {
 			if errors.Is(err, os.ErrExist) {
 				lastErr = err
 				continue
@@ -311,7 +319,7 @@ func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
 			os.Remove(lock)
 			return "", err
 		}
-		err := os.Link(lock, final)
+		err = os.Link(lock, final)
 		if err != nil && !errors.Is(err, os.ErrExist) {
 			// No hard links on this file system: fall back to a rename
 			// after checking that the name is free.
