@@ -1,10 +1,10 @@
 // Package capture records operator prompts as orphan commits in a bare git
 // repository (DESIGN.md §6, "prompt capture, phase 0"). It reads and writes
-// the repository's files itself, with the standard library only (object.go),
-// and imports nothing else, mnemo's own packages included, so that `mnemo
-// capture` runs before the rest of the binary initialises (see
-// cmd/mnemo/internal/capturecli): a capture process starts and finishes
-// quickly.
+// the repository's files itself, without git. The write path is
+// internal/capturewrite, which this package re-exports: it is written with
+// so little of the standard library that `mnemo capture` runs and exits
+// before the rest of the binary initialises (see that package); this one
+// adds reading (List, loose objects and packs).
 //
 // # Repository layout
 //
@@ -34,10 +34,11 @@
 // parallel hooks never clobber each other's refs (a collision only makes the
 // writer pick a new random suffix). Objects are written as loose objects
 // (a temporary file in the object's directory, then a rename, as git does),
-// so concurrent writers never leave a partial object behind; an object up
-// to about 4 KiB is stored uncompressed in its zlib stream, a larger one
-// compressed at git's default level for loose objects. List reads loose
-// objects and the packs `git gc` makes.
+// so concurrent writers never leave a partial object behind; objects are
+// stored uncompressed in their zlib streams, as git's
+// core.looseCompression=0 writes them (`git gc` packs them compressed).
+// List reads loose objects, compressed or not, and the packs `git gc`
+// makes.
 //
 // # Claude Code hook
 //
@@ -65,87 +66,92 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/capturewrite"
 )
 
 // FileName is the name of the file that holds a prompt in each commit's tree.
-const FileName = "prompt.json"
+const FileName = capturewrite.FileName
 
 // RefPrefix is the prefix of every prompt ref.
-const RefPrefix = "refs/prompts/"
+const RefPrefix = capturewrite.RefPrefix
+
+// MaxHookInput is the largest hook input ReadHook accepts, in bytes.
+const MaxHookInput = capturewrite.MaxHookInput
 
 // The kinds of error this package returns for bad input and a missing
 // repository: each such error wraps one of them (errors.Is), and its
-// message is safe to show. The package imports nothing of mnemo's own (see
-// paths_unix.go for why), so its callers give these kinds their codes.
+// message is safe to show. The package imports nothing of mnemo's own
+// packages but its write path, so its callers give these kinds their codes.
 var (
-	ErrInvalid  = errors.New("capture: invalid input")
-	ErrNotFound = errors.New("capture: no prompt repository")
-	ErrTooLarge = errors.New("capture: input too large")
+	ErrInvalid  = capturewrite.ErrInvalid
+	ErrNotFound = capturewrite.ErrNotFound
+	ErrTooLarge = capturewrite.ErrTooLarge
 )
 
-// kindError is an error of one of the kinds above.
-type kindError struct {
-	kind error
-	msg  string
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.kind }
-
-func errorf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
-}
-
 // Prompt is one captured operator prompt: the content of prompt.json.
-type Prompt struct {
-	Prompt         string    `json:"prompt"`
-	Timestamp      time.Time `json:"timestamp"` // RFC 3339 with nanoseconds
-	SessionID      string    `json:"session_id"`
-	Repository     string    `json:"repository"` // top-level directory of the work tree, or cwd
-	Branch         string    `json:"branch"`     // branch name, or the sha of a detached HEAD
-	PermissionMode string    `json:"permission_mode"`
-	Cwd            string    `json:"cwd"`
-	HookEventName  string    `json:"hook_event_name"`
-}
+type Prompt = capturewrite.Prompt
 
 // Captured is a prompt stored in the repository, with the ref and commit
 // that hold it.
-type Captured struct {
-	Ref    string
-	Commit string
-	Prompt Prompt
-}
+type Captured = capturewrite.Captured
+
+// HookInput is the JSON a Claude Code hook receives on stdin. Unknown fields
+// are ignored.
+type HookInput = capturewrite.HookInput
 
 // UserRepo is the prompt repository of a user whose home directory is
 // home: home/.local/share/mnemo/prompts.git.
-func UserRepo(home string) string {
-	return joinPath(home, ".local", "share", "mnemo", "prompts.git")
-}
+func UserRepo(home string) string { return capturewrite.UserRepo(home) }
+
+// ReadHook decodes the hook JSON from r. It returns an ErrInvalid error for
+// empty input, malformed JSON, or input without a prompt, and an
+// ErrTooLarge one for input over MaxHookInput bytes.
+func ReadHook(r io.Reader) (HookInput, error) { return capturewrite.ReadHook(r) }
+
+// FromHook builds the Prompt for hook input h captured at now: the
+// repository and branch come from h.Cwd's git work tree (see Locate).
+func FromHook(h HookInput, now time.Time) Prompt { return capturewrite.FromHook(h, now) }
+
+// Locate finds the git work tree that contains cwd by walking up to the
+// first directory with a .git entry, and reads its HEAD without running
+// git. repository is that directory (cwd itself when there is none);
+// branch is the checked-out branch name, the full ref name for a symbolic
+// HEAD outside refs/heads/, the commit sha for a detached HEAD, or "" when
+// unknown. A .git file ("gitdir: …", as in linked work trees and
+// submodules) is followed.
+func Locate(cwd string) (repository, branch string) { return capturewrite.Locate(cwd) }
+
+// SanitizeSession turns a session id into a valid single ref component:
+// characters outside [A-Za-z0-9._-] become "_", leading dots and a trailing
+// ".lock" are removed, runs of dots are collapsed, and the result is at most
+// 128 bytes; "unknown" when nothing is left.
+func SanitizeSession(id string) string { return capturewrite.SanitizeSession(id) }
+
+// Message returns the commit message for p: a subject line with the first
+// line of the prompt and the metadata trailers.
+func Message(p Prompt) string { return capturewrite.Message(p) }
 
 // Repo is a bare git repository of captured prompts. It is safe for
 // concurrent use, and several processes may write to the same repository at
 // the same time.
 type Repo struct {
-	path string
+	w *capturewrite.Repo
 }
 
 // Open opens the bare prompt repository at path. It returns an ErrNotFound
 // error when there is no repository there.
 func Open(ctx context.Context, path string) (*Repo, error) {
-	if path == "" {
-		return nil, errorf(ErrInvalid, "capture: empty repository path")
+	w, err := capturewrite.Open(ctx, path)
+	if err != nil {
+		return nil, err
 	}
-	if !isBareRepo(path) {
-		return nil, errorf(ErrNotFound, "capture: no prompt repository at %s", path)
-	}
-	return open(path), nil
+	return &Repo{w: w}, nil
 }
 
 // OpenOrInit opens the bare prompt repository at path, creating it first
@@ -153,280 +159,20 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 // safe: the repository is built in a temporary directory and renamed into
 // place, and the losers of that race open the winner's repository.
 func OpenOrInit(ctx context.Context, path string) (*Repo, error) {
-	if path == "" {
-		return nil, errorf(ErrInvalid, "capture: empty repository path")
+	w, err := capturewrite.OpenOrInit(ctx, path)
+	if err != nil {
+		return nil, err
 	}
-	if isBareRepo(path) {
-		return open(path), nil
-	}
-	if err := initBare(path); err != nil {
-		if isBareRepo(path) { // someone else won the race
-			return open(path), nil
-		}
-		return nil, fmt.Errorf("capture: init %s: %w", path, err)
-	}
-	return open(path), nil
-}
-
-func open(path string) *Repo {
-	return &Repo{path: path}
+	return &Repo{w: w}, nil
 }
 
 // Path returns the directory of the bare repository.
-func (r *Repo) Path() string { return r.path }
-
-func isBareRepo(path string) bool {
-	fi, err := os.Stat(joinPath(path, "HEAD"))
-	if err != nil || fi.IsDir() {
-		return false
-	}
-	fi, err = os.Stat(joinPath(path, "objects"))
-	return err == nil && fi.IsDir()
-}
-
-// initBare creates the equivalent of `git init --bare path`.
-func initBare(path string) error {
-	parent := dirPath(path)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+basePath(path)+".init-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp) // a no-op after a successful rename
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/prompts"} {
-		if err := os.MkdirAll(joinPath(tmp, d), 0o755); err != nil {
-			return err
-		}
-	}
-	files := map[string]string{
-		"HEAD":        "ref: refs/heads/main\n",
-		"config":      "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n",
-		"description": "mnemo prompt capture\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(joinPath(tmp, name), []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		// An existing empty directory: initialise it in place.
-		if entries, rerr := os.ReadDir(path); rerr == nil && len(entries) == 0 {
-			return initInPlace(path, files)
-		}
-		return err
-	}
-	return nil
-}
-
-func initInPlace(path string, files map[string]string) error {
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "refs/prompts"} {
-		if err := os.MkdirAll(joinPath(path, d), 0o755); err != nil {
-			return err
-		}
-	}
-	// Write HEAD last: isBareRepo looks at it.
-	for _, name := range []string{"config", "description", "HEAD"} {
-		if err := writeFileAtomic(joinPath(path, name), []byte(files[name])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(dirPath(name), "."+basePath(name)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
-}
+func (r *Repo) Path() string { return r.w.Path() }
 
 // Capture writes p as an orphan commit and a new ref, and returns them.
 // It returns an ErrInvalid error for a prompt without a timestamp.
 func (r *Repo) Capture(ctx context.Context, p Prompt) (Captured, error) {
-	if p.Timestamp.IsZero() {
-		return Captured{}, errorf(ErrInvalid, "capture: prompt has no timestamp")
-	}
-	if err := ctx.Err(); err != nil {
-		return Captured{}, err
-	}
-	body, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return Captured{}, fmt.Errorf("capture: encode prompt: %w", err)
-	}
-	body = append(body, '\n')
-
-	blobHash, err := r.writeLoose("blob", body)
-	if err != nil {
-		return Captured{}, fmt.Errorf("capture: write blob: %w", err)
-	}
-
-	var tree bytes.Buffer
-	tree.WriteString("100644 " + FileName + "\x00")
-	tree.Write(blobHash[:])
-	treeHash, err := r.writeLoose("tree", tree.Bytes())
-	if err != nil {
-		return Captured{}, fmt.Errorf("capture: write tree: %w", err)
-	}
-
-	sig := "mnemo <mnemo@localhost> " + strconv.FormatInt(p.Timestamp.Unix(), 10) + " " + p.Timestamp.Format("-0700")
-	commit := "tree " + treeHash.String() + "\nauthor " + sig + "\ncommitter " + sig + "\n\n" + Message(p)
-	commitHash, err := r.writeLoose("commit", []byte(commit))
-	if err != nil {
-		return Captured{}, fmt.Errorf("capture: write commit: %w", err)
-	}
-
-	ref, err := r.createRef(SanitizeSession(p.SessionID), commitHash.String(), p.Timestamp)
-	if err != nil {
-		return Captured{}, fmt.Errorf("capture: write ref: %w", err)
-	}
-	return Captured{Ref: ref, Commit: commitHash.String(), Prompt: p}, nil
-}
-
-// createRef creates refs/prompts/<session>/<n> pointing at sha, choosing a
-// fresh n when the name is taken. It never overwrites an existing ref.
-func (r *Repo) createRef(session, sha string, at time.Time) (string, error) {
-	dir := joinPath(r.path, "refs", "prompts", session)
-	content := []byte(sha + "\n")
-	var lastErr error
-	for attempt := 0; attempt < 16; attempt++ {
-		n := refSeq(at)
-		final := joinPath(dir, n)
-		lock := final + ".lock"
-		err := createExcl(lock, content, 0o644)
-		if errors.Is(err, os.ErrNotExist) {
-			// The session's first prompt: its directory is made then,
-			// not looked for on every capture.
-			if err = os.MkdirAll(dir, 0o755); err == nil {
-				err = createExcl(lock, content, 0o644)
-			}
-		}
-		if err != nil {
-			if errors.Is(err, os.ErrExist) {
-				lastErr = err
-				continue
-			}
-			os.Remove(lock)
-			return "", err
-		}
-		err = os.Link(lock, final)
-		if err != nil && !errors.Is(err, os.ErrExist) {
-			// No hard links on this file system: fall back to a rename
-			// after checking that the name is free.
-			if _, serr := os.Lstat(final); serr == nil {
-				err = os.ErrExist
-			} else {
-				err = renameFile(lock, final)
-			}
-		}
-		os.Remove(lock)
-		if err == nil {
-			return RefPrefix + session + "/" + n, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-		lastErr = err
-	}
-	return "", fmt.Errorf("no free ref name: %w", lastErr)
-}
-
-// refSeq returns the second ref component: zero-padded Unix nanoseconds of
-// at and a random suffix (from the runtime's generator, which needs no
-// system call; the suffix only has to differ between writers).
-func refSeq(at time.Time) string {
-	ns := at.UnixNano()
-	if ns < 0 {
-		ns = 0
-	}
-	return fmt.Sprintf("%019d-%08x", ns, rand.Uint32())
-}
-
-// SanitizeSession turns a session id into a valid single ref component:
-// characters outside [A-Za-z0-9._-] become "_", leading dots and a trailing
-// ".lock" are removed, runs of dots are collapsed, and the result is at most
-// 128 bytes; "unknown" when nothing is left.
-func SanitizeSession(id string) string {
-	var b strings.Builder
-	for _, c := range id {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-			b.WriteRune(c)
-		case c == '.':
-			s := b.String()
-			if len(s) > 0 && s[len(s)-1] != '.' {
-				b.WriteByte('.')
-			}
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 128 {
-			break
-		}
-	}
-	s := b.String()
-	if len(s) > 128 {
-		s = s[:128]
-	}
-	for {
-		t := strings.TrimSuffix(strings.TrimRight(s, "."), ".lock")
-		if t == s {
-			break
-		}
-		s = t
-	}
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
-// Message returns the commit message for p: a subject line with the first
-// line of the prompt and the metadata trailers.
-func Message(p Prompt) string {
-	first := strings.TrimSpace(firstLine(p.Prompt))
-	if first == "" {
-		first = "(empty)"
-	}
-	if utf8.RuneCountInString(first) > 60 {
-		rs := []rune(first)
-		first = strings.TrimSpace(string(rs[:60])) + "..."
-	}
-	var b strings.Builder
-	b.WriteString("prompt: " + first + "\n\n")
-	trailers := [][2]string{
-		{"Session", p.SessionID},
-		{"Repository", p.Repository},
-		{"Branch", p.Branch},
-		{"Permission-Mode", p.PermissionMode},
-		{"Timestamp", p.Timestamp.Format(time.RFC3339Nano)},
-	}
-	for _, t := range trailers {
-		v := strings.Join(strings.Fields(t[1]), " ")
-		if v == "" {
-			continue
-		}
-		b.WriteString(t[0] + ": " + v + "\n")
-	}
-	return b.String()
-}
-
-func firstLine(s string) string {
-	s = strings.TrimLeft(s, " \t\r\n")
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return r.w.Capture(ctx, p)
 }
 
 // List returns every captured prompt, in ref-name order (session, then
@@ -499,7 +245,7 @@ func (r *Repo) readPrompt(sha string) (Prompt, error) {
 // loose and packed (a loose ref wins), sorted by name.
 func (r *Repo) promptRefs() ([][2]string, error) {
 	refs := map[string]string{}
-	if f, err := os.Open(joinPath(r.path, "packed-refs")); err == nil {
+	if f, err := os.Open(filepath.Join(r.Path(), "packed-refs")); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			line := sc.Text()
@@ -518,7 +264,7 @@ func (r *Repo) promptRefs() ([][2]string, error) {
 	}
 	// Walked through an fs.FS of the repository, whose paths are
 	// slash-separated on every system, as ref names are.
-	fsys := os.DirFS(r.path)
+	fsys := os.DirFS(r.Path())
 	err := fs.WalkDir(fsys, strings.TrimSuffix(RefPrefix, "/"), func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -563,129 +309,12 @@ func isHex40(s string) bool {
 	return err == nil
 }
 
-// HookInput is the JSON a Claude Code hook receives on stdin. Unknown fields
-// are ignored.
-type HookInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	HookEventName  string `json:"hook_event_name"`
-	Prompt         string `json:"prompt"`
-	PermissionMode string `json:"permission_mode"`
-}
-
-// MaxHookInput is the largest hook input ReadHook accepts, in bytes.
-const MaxHookInput = 8 << 20
-
-// ReadHook decodes the hook JSON from r. It returns an ErrInvalid error for
-// empty input, malformed JSON, or input without a prompt, and an
-// ErrTooLarge one for input over MaxHookInput bytes.
-func ReadHook(r io.Reader) (HookInput, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxHookInput+1))
-	if err != nil {
-		return HookInput{}, fmt.Errorf("capture: read hook input: %w", err)
+// firstLine returns s from its first character that is not a space, tab or
+// line break to the end of that line.
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
 	}
-	if len(data) > MaxHookInput {
-		return HookInput{}, errorf(ErrTooLarge, "capture: hook input over %d bytes", MaxHookInput)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return HookInput{}, errorf(ErrInvalid, "capture: empty hook input")
-	}
-	var h HookInput
-	if err := json.Unmarshal(data, &h); err != nil {
-		return HookInput{}, errorf(ErrInvalid, "capture: hook input is not a JSON object: %v", err)
-	}
-	if h.Prompt == "" {
-		return HookInput{}, errorf(ErrInvalid, "capture: hook input has no prompt")
-	}
-	return h, nil
-}
-
-// FromHook builds the Prompt for hook input h captured at now: the
-// repository and branch come from h.Cwd's git work tree (see Locate).
-func FromHook(h HookInput, now time.Time) Prompt {
-	repo, branch := Locate(h.Cwd)
-	return Prompt{
-		Prompt:         h.Prompt,
-		Timestamp:      now,
-		SessionID:      h.SessionID,
-		Repository:     repo,
-		Branch:         branch,
-		PermissionMode: h.PermissionMode,
-		Cwd:            h.Cwd,
-		HookEventName:  h.HookEventName,
-	}
-}
-
-// Locate finds the git work tree that contains cwd by walking up to the
-// first directory with a .git entry, and reads its HEAD without running
-// git. repository is that directory (cwd itself when there is none);
-// branch is the checked-out branch name, the full ref name for a symbolic
-// HEAD outside refs/heads/, the commit sha for a detached HEAD, or "" when
-// unknown. A .git file ("gitdir: …", as in linked work trees and
-// submodules) is followed.
-func Locate(cwd string) (repository, branch string) {
-	if cwd == "" {
-		return "", ""
-	}
-	dir := cleanPath(cwd)
-	for {
-		dotgit := joinPath(dir, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			gitdir := dotgit
-			if !fi.IsDir() {
-				gitdir = resolveGitFile(dotgit)
-			}
-			return dir, readHead(gitdir)
-		}
-		parent := dirPath(dir)
-		if parent == dir {
-			return cleanPath(cwd), ""
-		}
-		dir = parent
-	}
-}
-
-func resolveGitFile(name string) string {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return ""
-	}
-	line := strings.TrimSpace(firstLine(string(data)))
-	target, ok := strings.CutPrefix(line, "gitdir:")
-	if !ok {
-		return ""
-	}
-	target = strings.TrimSpace(target)
-	if !isAbsPath(target) {
-		target = joinPath(dirPath(name), target)
-	}
-	return target
-}
-
-func readHead(gitdir string) string {
-	if gitdir == "" {
-		return ""
-	}
-	data, err := os.ReadFile(joinPath(gitdir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	head := strings.TrimSpace(string(data))
-	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
-		ref = strings.TrimSpace(ref)
-		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
-			return b
-		}
-		return ref
-	}
-	if isHex40(head) || (len(head) == 64 && isHexString(head)) {
-		return head
-	}
-	return ""
-}
-
-func isHexString(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil
+	return s
 }

@@ -3,27 +3,26 @@ package capture
 import (
 	"bytes"
 	"compress/zlib"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/adler32"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
 
-// Git object storage, read and written with the standard library: loose
-// objects (objects/xx/yyyy…, a zlib stream of "<type> <size>\x00<content>")
-// and, for reading, the pack files `git gc` makes (objects/pack/*.idx
-// version 2 and *.pack version 2 or 3, with their delta objects).
+// Git object storage, read with the standard library (internal/capturewrite
+// writes it): loose objects (objects/xx/yyyy…, a zlib stream of
+// "<type> <size>\x00<content>") and the pack files `git gc` makes
+// (objects/pack/*.idx version 2 and *.pack version 2 or 3, with their delta
+// objects).
 
 // hashLen is the length of a SHA-1 object name.
-const hashLen = sha1.Size
+const hashLen = 20
 
 // objectName is the name of a git object.
 type objectName [hashLen]byte
@@ -39,112 +38,11 @@ func parseName(s string) (objectName, bool) {
 	return h, err == nil
 }
 
-// storedMax is the largest object written as a stored (uncompressed) zlib
-// stream: up to it the file fits one 4 KiB file-system block, compressed
-// or not, and compress/flate's writer (about 700 KB of tables, zeroed
-// for every writer) would cost more than the rest of the capture. Git
-// reads both forms alike (it is what core.looseCompression=0 writes).
-const storedMax = 4096 - 11
-
-// writeLoose stores one loose object of type kind ("blob", "tree",
-// "commit") and returns its name. The object is written to a temporary
-// file in its fan-out directory and renamed into place, so a reader (or a
-// process killed half-way) never sees a partial object. Whether the object
-// exists is not asked first: a captured prompt's blob, tree and commit are
-// new but for a prompt sent twice in one second, and the rename then
-// replaces the object with the same bytes; the question would be a system
-// call per object on every capture.
-func (r *Repo) writeLoose(kind string, content []byte) (objectName, error) {
-	hdr := kind + " " + strconv.Itoa(len(content)) + "\x00"
-	sum := sha1.New()
-	sum.Write([]byte(hdr))
-	sum.Write(content)
-	var h objectName
-	sum.Sum(h[:0])
-	hx := h.String()
-	dir := joinPath(r.path, "objects", hx[:2])
-	final := joinPath(dir, hx[2:])
-
-	raw := make([]byte, 0, len(hdr)+len(content))
-	raw = append(append(raw, hdr...), content...)
-	var data []byte
-	if len(raw) <= storedMax {
-		data = zlibStored(raw)
-	} else {
-		var b bytes.Buffer
-		zw, err := zlib.NewWriterLevel(&b, zlib.BestSpeed) // git's default for loose objects
-		if err != nil {
-			return h, err
-		}
-		zw.Write(raw)
-		if err := zw.Close(); err != nil {
-			return h, err
-		}
-		data = b.Bytes()
-	}
-
-	tmp, err := createTemp(dir, data)
-	if errors.Is(err, os.ErrNotExist) {
-		if err = os.Mkdir(dir, 0o755); err == nil || errors.Is(err, os.ErrExist) {
-			tmp, err = createTemp(dir, data)
-		}
-	}
-	if err != nil {
-		return h, err
-	}
-	if err := renameFile(tmp, final); err != nil {
-		os.Remove(tmp)
-		return h, err
-	}
-	return h, nil
-}
-
-// createTemp writes data to a new read-only file tmp_obj_<random> in dir,
-// as git names its temporary objects (git prune removes stale ones), and
-// returns its name.
-func createTemp(dir string, data []byte) (string, error) {
-	for range 16 {
-		name := joinPath(dir, fmt.Sprintf("tmp_obj_%016x", rand.Uint64()))
-		err := createExcl(name, data, 0o444)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			os.Remove(name)
-			return "", err
-		}
-		return name, nil
-	}
-	return "", os.ErrExist
-}
-
-// zlibStored returns raw as a zlib stream of stored deflate blocks
-// (RFC 1950, RFC 1951 §3.2.4).
-func zlibStored(raw []byte) []byte {
-	sum := adler32.Checksum(raw)
-	out := make([]byte, 0, len(raw)+len(raw)/65535*5+11)
-	out = append(out, 0x78, 0x01) // deflate, 32 KiB window, no dictionary, level "fastest"
-	for {
-		n := min(len(raw), 65535)
-		final := byte(0)
-		if n == len(raw) {
-			final = 1
-		}
-		out = append(out, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
-		out = append(out, raw[:n]...)
-		raw = raw[n:]
-		if final == 1 {
-			break
-		}
-	}
-	return binary.BigEndian.AppendUint32(out, sum)
-}
-
 // readObject returns the content of the object h, which must be of type
 // kind, from a loose object or a pack.
 func (r *Repo) readObject(kind string, h objectName) ([]byte, error) {
 	hx := h.String()
-	f, err := os.Open(joinPath(r.path, "objects", hx[:2], hx[2:]))
+	f, err := os.Open(filepath.Join(r.Path(), "objects", hx[:2], hx[2:]))
 	if err == nil {
 		defer f.Close()
 		t, data, err := readLooseFile(f)
@@ -202,15 +100,15 @@ const (
 // readPacked finds h in the repository's packs and returns its type and
 // content.
 func (r *Repo) readPacked(h objectName) (string, []byte, error) {
-	idxs, err := fs.Glob(os.DirFS(r.path), "objects/pack/pack-*.idx")
+	idxs, err := fs.Glob(os.DirFS(r.Path()), "objects/pack/pack-*.idx")
 	if err != nil {
 		return "", nil, err
 	}
 	for _, rel := range idxs {
-		idx := joinPath(r.path, rel)
+		idx := filepath.Join(r.Path(), rel)
 		off, ok, err := idxLookup(idx, h)
 		if err != nil {
-			return "", nil, fmt.Errorf("%s: %w", basePath(idx), err)
+			return "", nil, fmt.Errorf("%s: %w", filepath.Base(idx), err)
 		}
 		if !ok {
 			continue
@@ -223,7 +121,7 @@ func (r *Repo) readPacked(h objectName) (string, []byte, error) {
 		defer f.Close()
 		t, data, err := r.packEntry(f, off, 0)
 		if err != nil {
-			return "", nil, fmt.Errorf("%s at %d: %w", basePath(pack), off, err)
+			return "", nil, fmt.Errorf("%s at %d: %w", filepath.Base(pack), off, err)
 		}
 		return t, data, nil
 	}
@@ -358,7 +256,7 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 // of a ref delta).
 func (r *Repo) anyObject(h objectName, depth int) (string, []byte, error) {
 	hx := h.String()
-	if f, err := os.Open(joinPath(r.path, "objects", hx[:2], hx[2:])); err == nil {
+	if f, err := os.Open(filepath.Join(r.Path(), "objects", hx[:2], hx[2:])); err == nil {
 		defer f.Close()
 		return readLooseFile(f)
 	}

@@ -1,31 +1,6 @@
 package capture
 
-import (
-	"bytes"
-	"compress/zlib"
-	"io"
-	"strings"
-	"testing"
-)
-
-// TestZlibStored checks the stored zlib stream against compress/zlib's
-// reader, which verifies the block lengths and the Adler-32 checksum.
-func TestZlibStored(t *testing.T) {
-	for _, n := range []int{0, 1, 4085, 65535, 65536, 150000} {
-		raw := []byte(strings.Repeat("prompt ", n/7+1)[:n])
-		zr, err := zlib.NewReader(bytes.NewReader(zlibStored(raw)))
-		if err != nil {
-			t.Fatalf("%d bytes: %v", n, err)
-		}
-		got, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatalf("%d bytes: %v", n, err)
-		}
-		if !bytes.Equal(got, raw) {
-			t.Fatalf("%d bytes: round trip differs", n)
-		}
-	}
-}
+import "testing"
 
 func TestApplyDeltaRejectsBadInput(t *testing.T) {
 	base := []byte("hello world")

@@ -155,6 +155,10 @@ func TestCaptureRunsBeforeHeavyPackages(t *testing.T) {
 		"github.com/jackc/pgx/v5",
 		"github.com/tiktoken-go/tokenizer/codec",
 		"net/http",
+		"reflect",
+		"encoding/gob",
+		"encoding/json",
+		"github.com/dlclark/regexp2/v2/syntax",
 	}
 	if runtime.GOOS != "windows" {
 		heavy = append(heavy, "path/filepath") // see capture/paths_unix.go

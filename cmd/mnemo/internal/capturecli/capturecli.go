@@ -7,99 +7,89 @@
 // drivers, a tokenizer and their dependencies, whose initialisation and
 // first page faults cost more than the capture itself. Go initialises
 // packages in dependency order and, among those whose imports are ready,
-// in lexical order of their import paths. This package imports only the
-// standard library and package capture, which imports only the standard
-// library too (and, on Unix, path rather than path/filepath, which is
-// ready late: see capture/paths_unix.go); so it is initialised while most
-// of the binary is not, and its init runs the command there and exits. A
-// test (TestCaptureRunsBeforeHeavyPackages) runs the binary with
-// GODEBUG=inittrace=1 and fails when one of the heavy packages has been
-// initialised by the time the command ends.
+// in lexical order of their import paths. This package imports only
+// internal/capturewrite and the standard library packages that are ready
+// before reflect and strings (internal/capturewrite says why those), so it
+// is initialised while nearly all of the binary is not, and its init runs
+// the command there and exits. A test (TestCaptureRunsBeforeHeavyPackages
+// in cmd/mnemo) runs the binary with GODEBUG=inittrace=1 and fails when one
+// of the heavy packages has been initialised by the time the command ends.
 //
-// Anything the early path does not take (a help flag first, a CPU profile
-// asked for with MNEMO_CPUPROFILE) is left to main, which runs the same Run.
+// The init takes the command as the hook runs it: `mnemo capture`, with or
+// without --repo PATH (in any of the flag package's spellings). Anything
+// else (a help flag, another argument, a CPU profile asked for with
+// MNEMO_CPUPROFILE) is left to main, which parses the arguments with the
+// flag package and then calls the same Capture.
 package capturecli
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/capture"
+	"github.com/mnemo-dev/mnemo/internal/capturewrite"
 )
-
-// Usage is the help of `mnemo capture`.
-const Usage = `usage: mnemo capture [--repo PATH] < hook.json
-
-Claude Code UserPromptSubmit hook: stores the prompt on stdin as an orphan
-commit in a bare git repository (created on first use). It never fails its
-caller: errors are one line on stderr and exit status 0; stdout stays empty.
-
-  --repo PATH   prompt repository (env MNEMO_PROMPTS_REPO;
-                default ~/.local/share/mnemo/prompts.git)
-
-~/.claude/settings.json:
-  {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "mnemo capture"}]}]}}
-`
 
 func init() {
 	if len(os.Args) < 2 || os.Args[1] != "capture" || os.Getenv("MNEMO_CPUPROFILE") != "" {
 		return
 	}
-	if len(os.Args) > 2 && isHelpFlag(os.Args[2]) {
-		return // main prints the help on stdout, as for every command
+	repo, ok := repoArg(os.Args[2:])
+	if !ok {
+		return
 	}
-	os.Exit(Run(context.Background(), os.Args[2:], os.Stdin, os.Stderr))
+	Capture(context.Background(), repo, os.Stdin, os.Stderr)
+	os.Exit(0)
 }
 
-// isHelpFlag is what main takes for a help flag right after a command.
-func isHelpFlag(arg string) bool {
-	switch arg {
-	case "-h", "-help", "--help", "--h":
-		return true
-	}
-	return false
-}
-
-// Run implements `mnemo capture --repo PATH`. It always returns 0: a hook
-// must not fail its caller, so an error is one line on stderr.
-func Run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) int {
-	now := time.Now()
-	fs := flag.NewFlagSet("capture", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	repo := fs.String("repo", DefaultRepo(), "prompt repository")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, Usage)
-			return 0
+// repoArg returns the repository that args name, when they are the ones
+// the early path takes: none, or --repo PATH as the flag package reads it
+// (-repo or --repo, then the value as the next argument or after "=").
+func repoArg(args []string) (string, bool) {
+	switch len(args) {
+	case 0:
+		return DefaultRepo(), true
+	case 1:
+		for _, prefix := range []string{"--repo=", "-repo="} {
+			if len(args[0]) >= len(prefix) && args[0][:len(prefix)] == prefix {
+				return args[0][len(prefix):], true
+			}
 		}
-		fmt.Fprintf(stderr, "mnemo capture: %s\n", oneLine(err.Error()))
-		return 0
+	case 2:
+		if args[0] == "--repo" || args[0] == "-repo" {
+			return args[1], true
+		}
 	}
-	if err := runRepo(ctx, *repo, stdin, now); err != nil {
-		fmt.Fprintf(stderr, "mnemo capture: %s\n", oneLine(err.Error()))
-	}
-	return 0
+	return "", false
 }
 
-func runRepo(ctx context.Context, repo string, stdin io.Reader, now time.Time) error {
+// Capture stores the hook input on stdin in the bare repository at repo
+// (created on first use). An error is one line on stderr: a hook must not
+// fail its caller.
+func Capture(ctx context.Context, repo string, stdin io.Reader, stderr io.Writer) {
+	if err := capture(ctx, repo, stdin, time.Now()); err != nil {
+		io.WriteString(stderr, "mnemo capture: "+oneLine(err.Error())+"\n")
+	}
+}
+
+var errNoRepo = errors.New("no prompt repository: set --repo or MNEMO_PROMPTS_REPO")
+
+func capture(ctx context.Context, repo string, stdin io.Reader, now time.Time) error {
 	if repo == "" {
-		return errors.New("no prompt repository: set --repo or MNEMO_PROMPTS_REPO")
+		return errNoRepo
 	}
-	h, err := capture.ReadHook(stdin)
+	h, err := capturewrite.ReadHook(stdin)
 	if err != nil {
 		return err
 	}
-	r, err := capture.OpenOrInit(ctx, repo)
+	r, err := capturewrite.OpenOrInit(ctx, repo)
 	if err != nil {
 		return err
 	}
-	_, err = r.Capture(ctx, capture.FromHook(h, now))
+	_, err = r.Capture(ctx, capturewrite.FromHook(h, now))
 	return err
 }
 
@@ -113,10 +103,10 @@ func DefaultRepo() string {
 	if err != nil {
 		return ""
 	}
-	return capture.UserRepo(home)
+	return capturewrite.UserRepo(home)
 }
 
 // oneLine folds a message onto one line.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
 }

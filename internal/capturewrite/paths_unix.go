@@ -1,6 +1,6 @@
 //go:build unix
 
-package capture
+package capturewrite
 
 import "path"
 
