@@ -10,7 +10,7 @@ import (
 )
 
 var nastyStrings = []string{"", "plain", `quote " and \ backslash`, "new\nline\ttab\rret", "ctl \x00\x01\x1f\x7f",
-	"<html> & more", "emoji 🚀 и кириллица", "bad \xff\xfe utf8", "sep \u2028 \u2029", "é\u0301"}
+	"<html> & more", "emoji 🚀 и кириллица", "bad \xff\xfe utf8", "sep \u2028 \u2029", "é\u0301", "bs \b ff \f"}
 
 func randomDigest(rng *rand.Rand) *mnemo.Digest {
 	str := func() string { return nastyStrings[rng.Intn(len(nastyStrings))] }

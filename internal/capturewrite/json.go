@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/jsonstr"
 )
 
 // JSON for the two documents the write path handles, with encoding/json's
@@ -115,19 +117,10 @@ func (d *jsonDecoder) hookObject(h *HookInput) error {
 		return nil
 	}
 	for {
-		if !d.more() || d.data[d.pos] != '"' {
-			return d.errorf("looking for the beginning of a member name")
-		}
-		key, err := d.str()
+		key, err := d.memberName()
 		if err != nil {
 			return err
 		}
-		d.space()
-		if !d.more() || d.data[d.pos] != ':' {
-			return d.errorf("after a member name")
-		}
-		d.pos++
-		d.space()
 		var dst *string
 		for _, f := range fields {
 			if bytes.EqualFold(key, []byte(f.name)) {
@@ -168,6 +161,25 @@ func (d *jsonDecoder) hookObject(h *HookInput) error {
 	}
 }
 
+// memberName reads an object member's name and the colon after it, and
+// returns the name unquoted.
+func (d *jsonDecoder) memberName() ([]byte, error) {
+	if !d.more() || d.data[d.pos] != '"' {
+		return nil, d.errorf("looking for the beginning of a member name")
+	}
+	name, err := d.str()
+	if err != nil {
+		return nil, err
+	}
+	d.space()
+	if !d.more() || d.data[d.pos] != ':' {
+		return nil, d.errorf("after a member name")
+	}
+	d.pos++
+	d.space()
+	return name, nil
+}
+
 // value skips the JSON value at pos, inside depth enclosing arrays and
 // objects.
 func (d *jsonDecoder) value(depth int) error {
@@ -191,18 +203,9 @@ func (d *jsonDecoder) value(depth int) error {
 		}
 		for {
 			if c == '{' {
-				if !d.more() || d.data[d.pos] != '"' {
-					return d.errorf("looking for the beginning of a member name")
-				}
-				if _, err := d.str(); err != nil {
+				if _, err := d.memberName(); err != nil {
 					return err
 				}
-				d.space()
-				if !d.more() || d.data[d.pos] != ':' {
-					return d.errorf("after a member name")
-				}
-				d.pos++
-				d.space()
 			}
 			if err := d.value(depth + 1); err != nil {
 				return err
@@ -428,60 +431,7 @@ func appendPrompt(b []byte, p Prompt) ([]byte, error) {
 			b = append(b, '"')
 			continue
 		}
-		b = appendJSONString(b, m.value)
+		b = jsonstr.Append(b, m.value, true) // json.MarshalIndent escapes HTML
 	}
 	return append(b, "\n}"...), nil
-}
-
-// appendJSONString appends s quoted as encoding/json quotes a string: with
-// <, > and & escaped for HTML, U+2028 and U+2029 escaped, and each byte
-// that is not UTF-8 written as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += n
-			continue
-		}
-		i += n
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
