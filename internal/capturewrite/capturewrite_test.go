@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,32 @@ func FuzzAppendPrompt(f *testing.F) {
 		ts := time.Unix(0, ns).In(time.FixedZone("z", offset%(30*3600)))
 		checkPrompt(t, Prompt{Prompt: prompt, Timestamp: ts, SessionID: session, Branch: prompt + session})
 	})
+}
+
+// TestHookFieldsMatchTags keeps hookFields to HookInput's JSON names: a
+// field added to the struct must be read too.
+func TestHookFieldsMatchTags(t *testing.T) {
+	var h HookInput
+	fields := hookFields(&h)
+	typ := reflect.TypeOf(h)
+	if typ.NumField() != len(fields) {
+		t.Fatalf("HookInput has %d fields, hookFields %d", typ.NumField(), len(fields))
+	}
+	for i := range typ.NumField() {
+		name := typ.Field(i).Tag.Get("json")
+		found := false
+		for _, f := range fields {
+			if f.name == name {
+				found = true
+				*f.dst = "x"
+				if reflect.ValueOf(h).Field(i).String() != "x" {
+					t.Errorf("hookFields' %q writes another field than %s", name, typ.Field(i).Name)
+				}
+				*f.dst = ""
+			}
+		}
+		if !found {
+			t.Errorf("HookInput.%s (json %q) is not in hookFields", typ.Field(i).Name, name)
+		}
+	}
 }
