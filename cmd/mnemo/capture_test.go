@@ -211,3 +211,26 @@ func TestCaptureRunsBeforeHeavyPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureArgumentForms runs the binary with the forms capturecli's init
+// takes and with ones it leaves to main's flag parse: each stores its prompt.
+func TestCaptureArgumentForms(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "prompts.git")
+	forms := [][]string{
+		{"--repo", repo},      // the init
+		{"--repo=" + repo},    // the init
+		{"-repo", repo, "--"}, // main
+		{"--repo", repo, "x"}, // main: extra arguments are ignored, as before
+	}
+	for i, args := range forms {
+		cmd := exec.Command(mnemoBin, append([]string{"capture"}, args...)...)
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"s","prompt":"form %d","cwd":"/tmp"}`, i))
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("mnemo capture %q: %v %q", args, err, out)
+		}
+	}
+	if n := captureFsck(t, repo); n != len(forms) {
+		t.Fatalf("%d refs, want %d", n, len(forms))
+	}
+}
