@@ -21,9 +21,11 @@
 // every input the fuzzer finds), and stores objects as stored (uncompressed)
 // zlib streams, which git reads like any other (it writes them itself with
 // core.looseCompression=0; `git gc` packs them compressed). What that buys:
-// `mnemo capture` starts in about the time of a Go program that imports
-// nothing (docs/BENCHMARKS.md); TestImports holds the import list, and
-// cmd/mnemo's TestCaptureRunsBeforeHeavyPackages the order.
+// 23 packages initialised before the capture ends instead of 151 (0.65 ms
+// of their initialisation instead of 3.5), and a whole `mnemo capture`
+// within about a millisecond of a 3.7 MB program that does only the capture
+// (docs/BENCHMARKS.md). TestImports holds the import list, and cmd/mnemo's
+// TestCaptureRunsBeforeHeavyPackages the order.
 package capturewrite
 
 import "errors"
