@@ -144,19 +144,11 @@ func (d *jsonDecoder) hookObject(h *HookInput) error {
 				typeErr = newError(ErrInvalid, "member "+strconv.Quote(string(key))+" is not a string")
 			}
 		}
-		d.space()
-		if !d.more() {
-			return d.errorf("")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case '}':
-			d.pos++
+		if done, err := d.after('}'); err != nil || done {
+			if err != nil {
+				return err
+			}
 			return typeErr
-		default:
-			return d.errorf("after an object member")
 		}
 	}
 }
@@ -178,6 +170,25 @@ func (d *jsonDecoder) memberName() ([]byte, error) {
 	d.pos++
 	d.space()
 	return name, nil
+}
+
+// after reads what follows an element of an array or object that ends with
+// end: a comma, another element to come, or end, the last one read.
+func (d *jsonDecoder) after(end byte) (done bool, err error) {
+	d.space()
+	if !d.more() {
+		return false, d.errorf("")
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		d.space()
+		return false, nil
+	case end:
+		d.pos++
+		return true, nil
+	}
+	return false, d.errorf("after an element")
 }
 
 // value skips the JSON value at pos, inside depth enclosing arrays and
@@ -210,19 +221,8 @@ func (d *jsonDecoder) value(depth int) error {
 			if err := d.value(depth + 1); err != nil {
 				return err
 			}
-			d.space()
-			if !d.more() {
-				return d.errorf("")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.space()
-			case end:
-				d.pos++
-				return nil
-			default:
-				return d.errorf("after an element")
+			if done, err := d.after(end); err != nil || done {
+				return err
 			}
 		}
 	case c == '"':
