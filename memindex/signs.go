@@ -3,6 +3,7 @@ package memindex
 import (
 	"hash/crc32"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -110,7 +111,13 @@ func (t *signTable) capBytes() int64 {
 // hamming writes into dist the Hamming distance of slots [lo, hi) of round
 // to the same round of the query sketch q, and counts them in hist.
 func hamming(round, q []uint64, dist []uint16, hist []int, lo, hi int) {
-	if len(q) == 8 { // 384 dimensions (512 bits a round): unrolled, without bounds checks
+	if len(q) == 8 && hasPopcnt && hi > lo { // 384 dimensions (512 bits a round), in assembly
+		r, d := round[lo*8:hi*8], dist[lo:hi]
+		_ = hist[8*64] // every distance has its count
+		hamSlots8(&r[0], (*[8]uint64)(q), &d[0], &hist[0], hi-lo)
+		return
+	}
+	if len(q) == 8 { // unrolled, without bounds checks
 		q := (*[8]uint64)(q)
 		for k := lo; k < hi; k++ {
 			d := ham8((*[8]uint64)(round[k*8:k*8+8]), q)
@@ -139,6 +146,37 @@ func (t *signTable) distances(qs []uint64, dist []uint16, hist []int, lo, hi int
 			d = hamN(t.first[k*per:(k+1)*per], qs[:per])
 		}
 		d += t.restDistance(k, qs)
+		dist[k] = uint16(d)
+		hist[d]++
+	}
+}
+
+// restDistances adds to dist[k] the Hamming distance of slot k to the
+// query sketch qs in every round but the first, for each slot k of list,
+// and counts the sums in hist. A slot whose rest fails its checksum is
+// put as far as can be (restDistance).
+func (t *signTable) restDistances(qs []uint64, list []int32, dist []uint16, hist []int) {
+	q := qs[t.per:]
+	if len(q) == 16 && len(t.restCRC) == 0 && hasPopcnt && len(list) > 0 { // 384 dimensions, nothing to check, in assembly
+		if slices.Min(list) < 0 || int(slices.Max(list)) >= min(len(t.rest)/16, len(dist)) {
+			panic("memindex: a listed sketch slot out of range")
+		}
+		_ = hist[24*64] // every distance has its count
+		hamList16(&t.rest[0], (*[16]uint64)(q), &list[0], &dist[0], &hist[0], len(list))
+		return
+	}
+	if len(q) == 16 && len(t.restCRC) == 0 { // without calls or bounds checks
+		q := (*[16]uint64)(q)
+		for _, k := range list {
+			w := (*[16]uint64)(t.rest[int(k)*16 : int(k)*16+16])
+			d := int(dist[k]) + ham8((*[8]uint64)(w[:8]), (*[8]uint64)(q[:8])) + ham8((*[8]uint64)(w[8:]), (*[8]uint64)(q[8:]))
+			dist[k] = uint16(d)
+			hist[d]++
+		}
+		return
+	}
+	for _, k := range list {
+		d := int(dist[k]) + t.restDistance(int(k), qs)
 		dist[k] = uint16(d)
 		hist[d]++
 	}

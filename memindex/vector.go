@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -263,32 +264,44 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	sketch(q, qs, make([]float32, words*64))
 	t := &idx.signs
 	per, slots := t.per, t.len()
-	// The passes run in parallel chunks of the slots on a large namespace
-	// (each chunk its own histogram, list and collector, merged after: the
-	// same cuts, and rescore keeps the same candidates of any split).
+	// The passes run on several cores on a large namespace: each worker
+	// takes the next span of slots (or of candidates) until none is left,
+	// with its own histogram, list and collector, merged after (the same
+	// cuts, and rescore keeps the same candidates of any split). A worker
+	// whose core is taken by another process for a while holds up only the
+	// span it is on; the others take the rest.
 	workers := 1
 	if slots >= parallelSlots {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
-	chunk := (slots + workers - 1) / workers
-	inParallel := func(f func(w, lo, hi int)) {
+	inParallel := func(n, span int, f func(w, lo, hi int)) {
 		if workers == 1 {
-			f(0, 0, slots)
+			f(0, 0, n)
 			return
 		}
+		var next atomic.Int64
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f(w, w*chunk, min((w+1)*chunk, slots))
+				for {
+					lo := int(next.Add(int64(span))) - span
+					if lo >= n {
+						return
+					}
+					f(w, lo, min(lo+span, n))
+				}
 			}()
 		}
 		wg.Wait()
 	}
 	hists := make([][]int, workers)
+	for w := range hists {
+		hists[w] = make([]int, words*64+1)
+	}
 	merged := func() []int {
-		hist := hists[0]
+		hist := slices.Clone(hists[0])
 		for _, h := range hists[1:] {
 			for d, k := range h {
 				hist[d] += k
@@ -319,35 +332,36 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 		*dp = hugeScratch[uint16](slots + slots/8)
 	}
 	dist := (*dp)[:slots] // every element is written below
-	inParallel(func(w, lo, hi int) {
-		hist := make([]int, words*64+1)
+	inParallel(slots, slotSpan, func(w, lo, hi int) {
 		if twoStage {
-			hamming(t.first, qs[:per], dist, hist, lo, hi)
+			hamming(t.first, qs[:per], dist, hists[w], lo, hi)
 		} else {
-			t.distances(qs, dist, hist, lo, hi)
+			t.distances(qs, dist, hists[w], lo, hi)
 		}
-		hists[w] = hist
 	})
 	// Pass 2: the slots within the cut are listed; in two stages, those
 	// are the firstPool(pool) closest by the first round, ranked by every
-	// round now, and the pool closest of them are the candidates.
+	// round now, and the pool closest of them are the candidates. A span's
+	// slots are listed first and their rests read after, so that the reads
+	// of several slots are in flight at once.
 	if !twoStage {
 		first = pool
 	}
 	cut := cutAt(merged(), first)
 	lists := make([][]int32, workers)
-	inParallel(func(w, lo, hi int) {
-		hist, list := hists[w], []int32(nil)
-		clear(hist)
+	for _, h := range hists {
+		clear(h)
+	}
+	inParallel(slots, slotSpan, func(w, lo, hi int) {
+		list := lists[w]
+		from := len(list)
 		for k := lo; k < hi; k++ {
 			if int(dist[k]) <= cut {
-				if twoStage {
-					d := int(dist[k]) + t.restDistance(k, qs)
-					dist[k] = uint16(d)
-					hist[d]++
-				}
 				list = append(list, int32(k))
 			}
+		}
+		if twoStage {
+			t.restDistances(qs, list[from:], dist, hists[w])
 		}
 		lists[w] = list
 	})
@@ -359,23 +373,24 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	// can reach the top n. An entry of a snapshot not read yet is scored
 	// without decoding it (slotScore), so that only those the filters
 	// must see are decoded: a few hundred of the pool.
+	listed := slices.Concat(lists...)
 	scored := make([][]slotCand, workers)
-	inParallel(func(w, _, _ int) {
-		var out []slotCand
-		for _, k := range lists[w] {
+	inParallel(len(listed), candSpan, func(w, lo, hi int) {
+		out := scored[w]
+		for _, k := range listed[lo:hi] {
 			if int(dist[k]) > cut {
 				continue
 			}
 			i := int(idx.skEnt[k])
 			if x, ok := idx.slotScore(q, qn, int(k), i); ok {
-				out = append(out, slotCand{x, int32(k), true})
+				out = append(out, slotCand{x, k, true})
 				continue
 			}
 			e := idx.ent(i)
 			if e.sk != int(k) || e.dim != len(q) || !idx.vecOK(i) { // a stale slot
 				continue
 			}
-			out = append(out, slotCand{idx.candidate(q, qn, i), int32(k), false})
+			out = append(out, slotCand{idx.candidate(q, qn, i), k, false})
 		}
 		scored[w] = out
 	})
@@ -452,6 +467,14 @@ var distPool = sync.Pool{New: func() any { return new([]uint16) }}
 // parallelSlots is the number of sketches from which a search scans them
 // on several cores.
 var parallelSlots = 50000 // a variable for tests
+
+// slotSpan is how many slots a worker of sketchSearch takes at a time (2
+// MiB of first rounds of 384-dimensional sketches), and candSpan how many
+// candidates.
+var (
+	slotSpan = 1 << 15 // variables for tests
+	candSpan = 256
+)
 
 // firstPool is how many slots closest to the query by the first round of
 // their sketches are ranked by all rounds, to find the pool closest by
