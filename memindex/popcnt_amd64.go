@@ -14,3 +14,9 @@ func hamSlots8(round *uint64, q *[8]uint64, dist *uint16, hist *int, n int)
 
 //go:noescape
 func hamList16(rest *uint64, q *[16]uint64, list *int32, dist *uint16, hist *int, n int)
+
+// prefetch asks for the n bytes at p to be brought into the cache, for
+// scattered reads to come; it never faults.
+//
+//go:noescape
+func prefetch(p *int8, n int)

@@ -76,6 +76,19 @@ TEXT ·hamList16(SB), NOSPLIT, $0-48
 	JLE done16
 
 loop16:
+	// The slot eight places on is fetched ahead: the reads of the list are
+	// scattered, and a slot's words reach the cache while those before it
+	// are counted.
+	CMPQ CX, $8
+	JLE now16
+	MOVLQSX 32(R8), R11
+	PREFETCHT0 0(DX)(R11*2)
+	SHLQ $7, R11
+	ADDQ SI, R11
+	PREFETCHT0 0(R11)
+	PREFETCHT0 64(R11)
+
+now16:
 	MOVLQSX 0(R8), R9 // k
 	MOVQ R9, R10
 	SHLQ $7, R10      // 128 bytes a slot
@@ -153,4 +166,19 @@ loop16:
 	JNZ loop16
 
 done16:
+	RET
+
+// func prefetch(p *int8, n int)
+//
+// Asks for the n bytes at p (at least one line) to be brought into the
+// cache; never faults.
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+
+fetch:
+	PREFETCHT0 0(SI)
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JG fetch
 	RET

@@ -375,24 +375,46 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	// must see are decoded: a few hundred of the pool.
 	listed := slices.Concat(lists...)
 	scored := make([][]slotCand, workers)
+	pends := make([][]pending, workers)
+	dim := len(q)
 	inParallel(len(listed), candSpan, func(w, lo, hi int) {
-		out := scored[w]
+		// The span's candidates within the cut are found with where their
+		// codes are first (the reads of their entries several in flight),
+		// then scored, the codes of the one four places on fetched ahead.
+		pend := pends[w][:0]
 		for _, k := range listed[lo:hi] {
 			if int(dist[k]) > cut {
 				continue
 			}
 			i := int(idx.skEnt[k])
-			if x, ok := idx.slotScore(q, qn, int(k), i); ok {
-				out = append(out, slotCand{x, k, true})
+			if off, ok := idx.slotOff(int(k), i, dim); ok {
+				pend = append(pend, pending{int(k), i, off, true})
 				continue
 			}
 			e := idx.ent(i)
-			if e.sk != int(k) || e.dim != len(q) || !idx.vecOK(i) { // a stale slot
+			if e.sk != int(k) || e.dim != dim || !idx.vecOK(i) { // a stale slot
 				continue
 			}
-			out = append(out, slotCand{idx.candidate(q, qn, i), k, false})
+			pend = append(pend, pending{int(k), i, e.off, false})
 		}
-		scored[w] = out
+		out := scored[w]
+		for j, p := range pend {
+			if j+4 < len(pend) {
+				prefetch(&idx.vecs[pend[j+4].off], dim)
+			}
+			if p.fast {
+				if x, ok := idx.slotScore(q, qn, p.k, p.i); ok {
+					out = append(out, slotCand{x, int32(p.k), true})
+					continue
+				}
+				e := idx.ent(p.i)
+				if e.sk != p.k || e.dim != dim || !idx.vecOK(p.i) { // a stale slot
+					continue
+				}
+			}
+			out = append(out, slotCand{idx.candidate(q, qn, p.i), int32(p.k), false})
+		}
+		scored[w], pends[w] = out, pend
 	})
 	all := slices.Concat(scored...)
 	slices.SortFunc(all, func(x, y slotCand) int {
@@ -427,6 +449,14 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 	return cl.keep
 }
 
+// pending is a candidate of pass 3 of sketchSearch before it is scored:
+// its slot, its entry's position, where its codes are, and whether
+// slotScore may score it.
+type pending struct {
+	k, i, off int
+	fast      bool
+}
+
 // slotCand is a candidate of pass 3 of sketchSearch: its slot, and
 // whether it was scored from the snapshot's layout (slotScore) before
 // its entry was read.
@@ -444,20 +474,29 @@ type slotCand struct {
 // snapshot's vector table. Its codes are checked against their checksum
 // as vecOK does; the caller checks the entry itself once decoded.
 func (idx *Namespace[K]) slotScore(q []float32, qn float64, k, i int) (cand, bool) {
-	l := idx.lazy
-	if l == nil || !l.slotVecs || i >= l.count || l.slot[i].Load() != 0 || len(q) != idx.sketchDim {
+	off, ok := idx.slotOff(k, i, len(q))
+	if !ok {
 		return cand{}, false
 	}
-	off, dim := k*len(q), len(q)
-	if off+dim > l.vecLen {
-		return cand{}, false
-	}
+	l, dim := idx.lazy, len(q)
 	codes := idx.vecs[off : off+dim]
 	if !idx.codesOK(i, codes) {
 		return cand{}, false
 	}
 	vs, ve := l.vmeta[2*i], l.vmeta[2*i+1]
 	return cand{i, float64(vs) * dotCodes(q, codes), qn*float64(ve) + scoreSlack}, true
+}
+
+// slotOff is where the codes of the entry at position i, the owner of
+// sketch slot k, are when slotScore may score it from the snapshot's
+// layout (the k-th of the sketches' dimension dim).
+func (idx *Namespace[K]) slotOff(k, i, dim int) (int, bool) {
+	l := idx.lazy
+	if l == nil || !l.slotVecs || i >= l.count || l.slot[i].Load() != 0 || dim != idx.sketchDim {
+		return 0, false
+	}
+	off := k * dim
+	return off, off+dim <= l.vecLen
 }
 
 // distPool holds the sketch distances of a search (2 MB at 1,000,000
