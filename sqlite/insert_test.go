@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,70 @@ func TestVectorExactScores(t *testing.T) {
 	got, err := s.Vector(ctx, mnemo.Scope{Namespace: "ns"}, recs[0].Embedding, mnemo.Filter{}, 1)
 	if err != nil || len(got) != 1 || got[0].ID != recs[0].ID || math.Abs(got[0].Score-1) > 0.02 {
 		t.Fatalf("without the cache: %v, %v", got, err)
+	}
+}
+
+// TestInsertBatchFails checks a batch one of whose records the store
+// refuses (here by a unique index of the test's): the error names that
+// record, and nothing of the batch is written, in the rows, the revisions
+// or the index; a batch after it is written whole. The statements of many
+// records roll the whole transaction back when they fail (insertMany), so
+// this is also the test that the write is then made again, record by
+// record, in a transaction of its own, and that nothing ran outside one.
+func TestInsertBatchFails(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, filepath.Join(t.TempDir(), "f.db"), Options{})
+	now := time.Now().UTC()
+	rec := func(id, text string) *mnemo.Record {
+		return &mnemo.Record{ID: id, Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
+			Text: text, CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: []float32{1, 2, 3}}
+	}
+	if _, err := s.Insert(ctx, []*mnemo.Record{rec("old", "stored before")}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.ExecContext(ctx, `CREATE UNIQUE INDEX refuse ON records (text) WHERE text = 'stored before'`); err != nil {
+		t.Fatal(err)
+	}
+	count := func(table string) int {
+		var n int
+		if err := s.rdb.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, write := range []string{"insert", "batch"} {
+		var recs []*mnemo.Record
+		for i := range insertChunk + 20 {
+			recs = append(recs, rec(fmt.Sprintf("%s%04d", write, i), fmt.Sprintf("text %d", i)))
+		}
+		recs[insertChunk+9] = rec(write+"-bad", "stored before")
+		var err error
+		if write == "insert" {
+			_, err = s.Insert(ctx, recs, "", "tester")
+		} else {
+			_, err = s.Write(ctx, mnemo.WriteBatch{Insert: recs})
+		}
+		if err == nil || !strings.Contains(err.Error(), write+"-bad") || !strings.Contains(err.Error(), "UNIQUE constraint failed") {
+			t.Fatalf("%s: %v; want the refused record named", write, err)
+		}
+		if n := count("records"); n != 1 {
+			t.Fatalf("%s: %d rows after the refused batch, want 1", write, n)
+		}
+		if n := count("revisions"); n != 1 {
+			t.Fatalf("%s: %d revisions after the refused batch, want 1", write, n)
+		}
+		if hits, err := s.Keyword(ctx, mnemo.Scope{Namespace: "ns"}, "text", mnemo.Filter{}, 10); err != nil || len(hits) != 0 {
+			t.Fatalf("%s: the index holds %v (%v) after the refused batch", write, hits, err)
+		}
+	}
+	var recs []*mnemo.Record
+	for i := range insertChunk + 20 {
+		recs = append(recs, rec(fmt.Sprintf("good%04d", i), fmt.Sprintf("text %d", i)))
+	}
+	if skipped, err := s.Write(ctx, mnemo.WriteBatch{Insert: recs}); err != nil || skipped != 0 {
+		t.Fatalf("the batch after: %d skipped, %v", skipped, err)
+	}
+	if n := count("records"); n != len(recs)+1 {
+		t.Fatalf("%d rows, want %d", n, len(recs)+1)
 	}
 }

@@ -124,12 +124,12 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	at := s.now().UnixNano()
 	skipped := 0
 	s.prepareInserts(ctx, len(recs))
-	err := s.writePrepared(ctx, s.prepareIndex(recs), func(tx *sql.Tx) error {
+	err := s.writeInserting(ctx, s.prepareIndex(recs), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
-		skipped, err = s.insertTx(ctx, tx, recs, seq, at, action, actor)
+		skipped, err = s.insertTx(ctx, tx, recs, seq, at, action, actor, one)
 		return err
 	})
 	if err != nil {
@@ -139,17 +139,21 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 }
 
 // insertTx inserts checked records inside tx, stamped seq, and returns how
-// many it skipped.
-func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
+// many it skipped: with a statement for many records at a time, or with
+// one, one at a time (writeInserting).
+func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string, one bool) (int, error) {
 	if action == "" {
 		action = "create"
 	}
 	skipped := 0
 	for start := 0; start < len(recs); start += insertChunk {
 		part := recs[start:min(start+insertChunk, len(recs))]
-		n, err := s.insertMany(ctx, tx, part, seq, at, action, actor)
-		if errors.Is(err, errInsertOne) {
+		var n int
+		var err error
+		if one {
 			n, err = s.insertEach(ctx, tx, part, seq, at, action, actor)
+		} else {
+			n, err = s.insertMany(ctx, tx, part, seq, at, action, actor)
 		}
 		if err != nil {
 			return 0, err
@@ -159,11 +163,25 @@ func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, 
 	return skipped, nil
 }
 
+// writeInserting is writePrepared for a write that inserts records (fn
+// calls insertTx with one): first with statements of many records each,
+// then, if one of those failed, the whole write again with a statement
+// for each record, which says which record failed and why.
+func (s *Store) writeInserting(ctx context.Context, pre *indexPrep, fn func(tx *sql.Tx, one bool) error) error {
+	err := s.writePrepared(ctx, pre, func(tx *sql.Tx) error { return fn(tx, false) })
+	if errors.Is(err, errInsertOne) {
+		err = s.writePrepared(ctx, pre, func(tx *sql.Tx) error { return fn(tx, true) })
+	}
+	return err
+}
+
 // insertChunk is how many records one INSERT statement writes (29 values
 // each: SQLite takes at most 32,766 per statement).
 const insertChunk = 500
 
-// errInsertOne asks for the records to be inserted one statement each.
+// errInsertOne asks for the write to be made again with the records
+// inserted one statement each (writeInserting): a statement of many of
+// them failed, and SQLite has rolled the transaction back.
 var errInsertOne = errors.New("insert one at a time")
 
 // insertMany inserts recs with one INSERT statement and their revisions
@@ -171,8 +189,13 @@ var errInsertOne = errors.New("insert one at a time")
 // already, or one earlier in recs). One statement matters: FTS5 writes its
 // pending terms to disk at every statement that changes it, so a statement
 // per record leaves a segment per record to merge, most of a write's cost.
-// A statement that fails is undone alone and returned as errInsertOne,
-// for insertEach to report which record it was.
+// Both statements are INSERT OR ROLLBACK: a statement that may abort
+// after writing some of its rows makes SQLite keep a journal of the pages
+// it changes, to undo it alone (a tenth of an insert's time at a million
+// records, written to a temporary file), where this one rolls the whole
+// transaction back. A failure of either is returned as errInsertOne, on
+// which nothing more may run in tx: the write is made again record by
+// record (insertEach) to say which record failed.
 func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
 	args := make([]any, 0, len(recs)*len(writeColumns))
 	for _, r := range recs {
@@ -193,12 +216,12 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 		var k key
 		if err := rows.Scan(&k.ns, &k.id); err != nil {
 			rows.Close()
-			return 0, err
+			return 0, errInsertOne
 		}
 		inserted[k] = true
 	}
 	if err := rows.Close(); err != nil {
-		return 0, err
+		return 0, errInsertOne
 	}
 	if err := rows.Err(); err != nil {
 		return 0, errInsertOne
@@ -222,11 +245,11 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 	if len(revs) > 0 {
 		rev, err := s.writeStmt(ctx, tx, revisionManySQL(len(revs)/6))
 		if err != nil {
-			return 0, err
+			return 0, errInsertOne
 		}
 		defer rev.Close()
 		if _, err := rev.ExecContext(ctx, revs...); err != nil {
-			return 0, err
+			return 0, errInsertOne
 		}
 	}
 	return skipped, nil
@@ -270,14 +293,14 @@ func (s *Store) insertEach(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 // id of each it inserted.
 func insertManySQL(n int) string {
 	row := "(?" + strings.Repeat(", ?", len(writeColumns)-1) + ")"
-	return `INSERT INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES ` + row +
+	return `INSERT OR ROLLBACK INTO records (` + strings.Join(writeColumns, ", ") + `) VALUES ` + row +
 		strings.Repeat(", "+row, n-1) + ` ON CONFLICT (namespace, id) DO NOTHING RETURNING namespace, id`
 }
 
 // revisionManySQL is revisionSQL for n revisions.
 func revisionManySQL(n int) string {
 	row := "(?, ?, ?, ?, ?, ?)"
-	return `INSERT INTO revisions (record_id, namespace, at, action, actor, record) VALUES ` + row + strings.Repeat(", "+row, n-1)
+	return `INSERT OR ROLLBACK INTO revisions (record_id, namespace, at, action, actor, record) VALUES ` + row + strings.Repeat(", "+row, n-1)
 }
 
 // Update replaces the stored record with rec's namespace and id.
@@ -333,7 +356,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	at := s.now().UnixNano()
 	skipped := 0
 	s.prepareInserts(ctx, len(b.Insert))
-	err := s.writePrepared(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx) error {
+	err := s.writeInserting(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
@@ -343,7 +366,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 				return s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor)
 			},
 			Insert: func() (err error) {
-				skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor)
+				skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor, one)
 				return err
 			},
 			Embed: func() error { return s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq) },

@@ -332,6 +332,9 @@ func (s *Store) writePrepared(ctx context.Context, pre *indexPrep, fn func(tx *s
 	if err != nil {
 		rerr := tx.Rollback()
 		s.idx.local.remove(seqs)
+		if errors.Is(err, errInsertOne) {
+			rerr = nil // SQLite rolled the transaction back already (insertMany)
+		}
 		if rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
 			return errors.Join(err, rerr)
 		}
