@@ -123,13 +123,17 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	}
 	at := s.now().UnixNano()
 	skipped := 0
+	rows, err := makeInsertRows(recs)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: insert: %w", err)
+	}
 	s.prepareInserts(ctx, len(recs))
-	err := s.writeInserting(ctx, s.prepareIndex(recs), func(tx *sql.Tx, one bool) error {
+	err = s.writeInserting(ctx, s.prepareIndex(recs), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
 		}
-		skipped, err = s.insertTx(ctx, tx, recs, seq, at, action, actor, one)
+		skipped, err = s.insertTx(ctx, tx, recs, rows, seq, at, action, actor, one)
 		return err
 	})
 	if err != nil {
@@ -141,19 +145,21 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 // insertTx inserts checked records inside tx, stamped seq, and returns how
 // many it skipped: with a statement for many records at a time, or with
 // one, one at a time (writeInserting).
-func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string, one bool) (int, error) {
+func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, rows insertRows, seq, at int64, action, actor string, one bool) (int, error) {
 	if action == "" {
 		action = "create"
 	}
 	skipped := 0
 	for start := 0; start < len(recs); start += insertChunk {
-		part := recs[start:min(start+insertChunk, len(recs))]
+		end := min(start+insertChunk, len(recs))
+		part := recs[start:end]
 		var n int
 		var err error
 		if one {
 			n, err = s.insertEach(ctx, tx, part, seq, at, action, actor)
 		} else {
-			n, err = s.insertMany(ctx, tx, part, seq, at, action, actor)
+			nc := len(writeColumns)
+			n, err = s.insertMany(ctx, tx, part, insertRows{rows.args[start*nc : end*nc], rows.snaps[start:end]}, seq, at, action, actor)
 		}
 		if err != nil {
 			return 0, err
@@ -161,6 +167,31 @@ func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, 
 		skipped += n
 	}
 	return skipped, nil
+}
+
+// insertRows are the statement arguments (writeColumns' values, record
+// after record, the seq of each set in the transaction) and the revision
+// snapshots of records to insert. They are made before the transaction
+// (makeInsertRows), by the caller's goroutine: the single writer
+// connection is held for less time, and a write being prepared overlaps
+// one being committed.
+type insertRows struct {
+	args  []any
+	snaps []string
+}
+
+// makeInsertRows makes the insertRows of recs.
+func makeInsertRows(recs []*mnemo.Record) (insertRows, error) {
+	rows := insertRows{args: make([]any, 0, len(recs)*len(writeColumns)), snaps: make([]string, len(recs))}
+	for i, r := range recs {
+		rows.args = append(rows.args, recordArgs(r, 0)...)
+		snap, err := json.Marshal(r)
+		if err != nil {
+			return insertRows{}, err
+		}
+		rows.snaps[i] = string(snap)
+	}
+	return rows, nil
 }
 
 // writeInserting is writePrepared for a write that inserts records (fn
@@ -196,39 +227,39 @@ var errInsertOne = errors.New("insert one at a time")
 // transaction back. A failure of either is returned as errInsertOne, on
 // which nothing more may run in tx: the write is made again record by
 // record (insertEach) to say which record failed.
-func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, seq, at int64, action, actor string) (int, error) {
-	args := make([]any, 0, len(recs)*len(writeColumns))
-	for _, r := range recs {
-		args = append(args, recordArgs(r, seq)...)
+func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, rows insertRows, seq, at int64, action, actor string) (int, error) {
+	args := rows.args
+	for k := len(writeColumns) - 1; k < len(args); k += len(writeColumns) {
+		args[k] = seq // the last column
 	}
 	ins, err := s.writeStmt(ctx, tx, insertManySQL(len(recs)))
 	if err != nil {
 		return 0, errInsertOne
 	}
 	defer ins.Close()
-	rows, err := ins.QueryContext(ctx, args...)
+	res, err := ins.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, errInsertOne
 	}
 	type key struct{ ns, id string }
 	inserted := make(map[key]bool, len(recs))
-	for rows.Next() {
+	for res.Next() {
 		var k key
-		if err := rows.Scan(&k.ns, &k.id); err != nil {
-			rows.Close()
+		if err := res.Scan(&k.ns, &k.id); err != nil {
+			res.Close()
 			return 0, errInsertOne
 		}
 		inserted[k] = true
 	}
-	if err := rows.Close(); err != nil {
+	if err := res.Close(); err != nil {
 		return 0, errInsertOne
 	}
-	if err := rows.Err(); err != nil {
+	if err := res.Err(); err != nil {
 		return 0, errInsertOne
 	}
 	skipped := 0
 	revs := make([]any, 0, 6*len(recs))
-	for _, r := range recs {
+	for i, r := range recs {
 		// Of the records of one id, the first was inserted.
 		if k := (key{r.Namespace, r.ID}); inserted[k] {
 			delete(inserted, k)
@@ -236,11 +267,7 @@ func (s *Store) insertMany(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record
 			skipped++
 			continue
 		}
-		snap, err := json.Marshal(r)
-		if err != nil {
-			return 0, err
-		}
-		revs = append(revs, r.ID, r.Namespace, at, action, actor, string(snap))
+		revs = append(revs, r.ID, r.Namespace, at, action, actor, rows.snaps[i])
 	}
 	if len(revs) > 0 {
 		rev, err := s.writeStmt(ctx, tx, revisionManySQL(len(revs)/6))
@@ -355,8 +382,12 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	}
 	at := s.now().UnixNano()
 	skipped := 0
+	rows, err := makeInsertRows(b.Insert)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: write: %w", err)
+	}
 	s.prepareInserts(ctx, len(b.Insert))
-	err := s.writeInserting(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx, one bool) error {
+	err = s.writeInserting(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
@@ -366,7 +397,7 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 				return s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor)
 			},
 			Insert: func() (err error) {
-				skipped, err = s.insertTx(ctx, tx, b.Insert, seq, at, b.InsertAction, b.Actor, one)
+				skipped, err = s.insertTx(ctx, tx, b.Insert, rows, seq, at, b.InsertAction, b.Actor, one)
 				return err
 			},
 			Embed: func() error { return s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq) },
