@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -221,5 +222,31 @@ func TestInsertBatchFails(t *testing.T) {
 	}
 	if n := count("records"); n != len(recs)+1 {
 		t.Fatalf("%d rows, want %d", n, len(recs)+1)
+	}
+}
+
+// TestCheckpoint checks that Checkpoint leaves the WAL empty and every
+// write in the database file.
+func TestCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s := openTest(t, path, Options{})
+	now := time.Now().UTC()
+	var recs []*mnemo.Record
+	for i := range 300 {
+		recs = append(recs, &mnemo.Record{ID: fmt.Sprintf("c%03d", i), Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact,
+			Scope: "/", Text: fmt.Sprintf("checkpointed %d", i), CreatedAt: now, UpdatedAt: now, ValidFrom: now})
+	}
+	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("the WAL after a checkpoint: %v, %v", fi, err)
+	}
+	if r, err := s.Get(ctx, mnemo.Scope{Namespace: "ns"}, "c299"); err != nil || r.Text != "checkpointed 299" {
+		t.Fatalf("after the checkpoint: %v, %v", r, err)
 	}
 }
