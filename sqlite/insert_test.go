@@ -226,7 +226,8 @@ func TestInsertBatchFails(t *testing.T) {
 }
 
 // TestCheckpoint checks that Checkpoint leaves the WAL empty and every
-// write in the database file.
+// write in the database file, also while other checkpoints run (to which
+// SQLite answers busy at once).
 func TestCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "c.db")
@@ -240,6 +241,27 @@ func TestCheckpoint(t *testing.T) {
 	if _, err := s.Insert(ctx, recs, "", ""); err != nil {
 		t.Fatal(err)
 	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // other checkpoints, one after another, on a reader connection
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_, _ = s.rdb.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+			}
+		}
+	}()
+	for range 20 {
+		if err := s.Checkpoint(ctx); err != nil {
+			close(stop)
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	<-done
 	if err := s.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
