@@ -16,21 +16,29 @@ import (
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
+// openWithOld opens a store in a new file named name holding one fact,
+// "old" in namespace ns, and returns it with a maker of facts like it.
+func openWithOld(t *testing.T, name string) (*Store, func(id, text string) *mnemo.Record) {
+	t.Helper()
+	s := openTest(t, filepath.Join(t.TempDir(), name), Options{})
+	now := time.Now().UTC()
+	rec := func(id, text string) *mnemo.Record {
+		return &mnemo.Record{ID: id, Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
+			Text: text, CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: []float32{1, 2, 3}}
+	}
+	if _, err := s.Insert(context.Background(), []*mnemo.Record{rec("old", "stored before")}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	return s, rec
+}
+
 // TestInsertBatchSkips checks Insert's skipping across the statements a
 // large batch is written with: an id the namespace holds, and an id met
 // twice in the batch (the first is written) are skipped, with one create
 // revision per record written.
 func TestInsertBatchSkips(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t, filepath.Join(t.TempDir(), "i.db"), Options{})
-	now := time.Now().UTC()
-	rec := func(id, text string) *mnemo.Record {
-		return &mnemo.Record{ID: id, Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
-			Text: text, CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: []float32{1, 2, 3}}
-	}
-	if _, err := s.Insert(ctx, []*mnemo.Record{rec("old", "stored before")}, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	s, rec := openWithOld(t, "i.db")
 	var recs []*mnemo.Record
 	for i := range 2*insertChunk + 10 {
 		recs = append(recs, rec(fmt.Sprintf("r%04d", i), fmt.Sprintf("text %d", i)))
@@ -169,15 +177,7 @@ func TestVectorExactScores(t *testing.T) {
 // record, in a transaction of its own, and that nothing ran outside one.
 func TestInsertBatchFails(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t, filepath.Join(t.TempDir(), "f.db"), Options{})
-	now := time.Now().UTC()
-	rec := func(id, text string) *mnemo.Record {
-		return &mnemo.Record{ID: id, Namespace: "ns", Layer: mnemo.LayerDomain, Kind: mnemo.KindFact, Scope: "/",
-			Text: text, CreatedAt: now, UpdatedAt: now, ValidFrom: now, Embedding: []float32{1, 2, 3}}
-	}
-	if _, err := s.Insert(ctx, []*mnemo.Record{rec("old", "stored before")}, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	s, rec := openWithOld(t, "f.db")
 	if _, err := s.wdb.ExecContext(ctx, `CREATE UNIQUE INDEX refuse ON records (text) WHERE text = 'stored before'`); err != nil {
 		t.Fatal(err)
 	}
