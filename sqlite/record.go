@@ -173,8 +173,8 @@ func (s *Store) insertTx(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, 
 // after record, the seq of each set in the transaction) and the revision
 // snapshots of records to insert. They are made before the transaction
 // (makeInsertRows), by the caller's goroutine: the single writer
-// connection is held for less time, and a write being prepared overlaps
-// one being committed.
+// connection is held for less time, and with several writers at once one
+// prepares its rows while another commits.
 type insertRows struct {
 	args  []any
 	snaps []string
