@@ -165,16 +165,6 @@ func (t *signTable) restDistances(qs []uint64, list []int32, dist []uint16, hist
 		hamList16(&t.rest[0], (*[16]uint64)(q), &list[0], &dist[0], &hist[0], len(list))
 		return
 	}
-	if len(q) == 16 && len(t.restCRC) == 0 { // without calls or bounds checks
-		q := (*[16]uint64)(q)
-		for _, k := range list {
-			w := (*[16]uint64)(t.rest[int(k)*16 : int(k)*16+16])
-			d := int(dist[k]) + ham8((*[8]uint64)(w[:8]), (*[8]uint64)(q[:8])) + ham8((*[8]uint64)(w[8:]), (*[8]uint64)(q[8:]))
-			dist[k] = uint16(d)
-			hist[d]++
-		}
-		return
-	}
 	for _, k := range list {
 		d := int(dist[k]) + t.restDistance(int(k), qs)
 		dist[k] = uint16(d)

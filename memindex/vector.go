@@ -391,11 +391,10 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 				pend = append(pend, pending{int(k), i, off, true})
 				continue
 			}
-			e := idx.ent(i)
-			if e.sk != int(k) || e.dim != dim || !idx.vecOK(i) { // a stale slot
+			if !idx.slotCurrent(int(k), i, dim) {
 				continue
 			}
-			pend = append(pend, pending{int(k), i, e.off, false})
+			pend = append(pend, pending{int(k), i, idx.ent(i).off, false})
 		}
 		out := scored[w]
 		for j, p := range pend {
@@ -407,8 +406,7 @@ func (idx *Namespace[K]) sketchSearch(q []float32, qn float64, c *Cond, n int) [
 					out = append(out, slotCand{x, int32(p.k), true})
 					continue
 				}
-				e := idx.ent(p.i)
-				if e.sk != p.k || e.dim != dim || !idx.vecOK(p.i) { // a stale slot
+				if !idx.slotCurrent(p.k, p.i, dim) {
 					continue
 				}
 			}
@@ -485,6 +483,14 @@ func (idx *Namespace[K]) slotScore(q []float32, qn float64, k, i int) (cand, boo
 	}
 	vs, ve := l.vmeta[2*i], l.vmeta[2*i+1]
 	return cand{i, float64(vs) * dotCodes(q, codes), qn*float64(ve) + scoreSlack}, true
+}
+
+// slotCurrent reports whether the entry at position i still owns sketch
+// slot k with a vector of dimension dim whose codes pass their checksum:
+// a slot whose entry moved or changed since is stale.
+func (idx *Namespace[K]) slotCurrent(k, i, dim int) bool {
+	e := idx.ent(i)
+	return e.sk == k && e.dim == dim && idx.vecOK(i)
 }
 
 // slotOff is where the codes of the entry at position i, the owner of

@@ -491,7 +491,10 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(&b, "\nAt %s records: the first digest, before the timed ones, %.2f ms; the slowest timed ones", thousands(s.Records), s.FirstDigestMS)
 		for i, q := range s.Slowest {
-			fmt.Fprintf(&b, "%s query %d (%.2f ms)", map[bool]string{true: ",", false: ""}[i > 0], q.Query, q.MS)
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " query %d (%.2f ms)", q.Query, q.MS)
 		}
 		switch {
 		case s.StorageReads < 0:
