@@ -28,6 +28,24 @@ type WriteBatch struct {
 	Embeddings map[RecordKey][]float32
 	// Supersede ends the validity of stored records.
 	Supersede []Supersession
+	// Ready, when set, says that Insert's records are still being
+	// completed (embedded, their tokens counted) as the batch is written,
+	// in order: Ready(n) returns once the first n are complete, or with
+	// the error that stopped their completion (the batch then fails). A
+	// store calls it before it reads a record of Insert
+	// (WriteBatch.WaitReady), and may insert the records that are complete
+	// while the rest are completed, all in the one transaction. Ready is
+	// safe for concurrent use.
+	Ready func(n int) error
+}
+
+// WaitReady waits until the first n records of Insert are complete (see
+// Ready).
+func (b *WriteBatch) WaitReady(n int) error {
+	if b.Ready == nil || n <= 0 {
+		return nil
+	}
+	return b.Ready(min(n, len(b.Insert)))
 }
 
 // Empty reports whether the batch writes nothing.

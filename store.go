@@ -254,6 +254,22 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// LocalEmbedder is an Embedder that may say it computes its vectors in
+// this process, in time proportional to the texts (no network, no model
+// server). A batched write embeds with an embedder that is local while it
+// inserts the records embedded already, in one transaction; with any other
+// it embeds first, so that no transaction stays open on a remote call.
+type LocalEmbedder interface {
+	Embedder
+	Local() bool
+}
+
+// IsLocal reports whether e says it is local (LocalEmbedder).
+func IsLocal(e Embedder) bool {
+	l, ok := e.(LocalEmbedder)
+	return ok && l.Local()
+}
+
 // Tokenizer counts tokens exactly for a real model vocabulary.
 type Tokenizer interface {
 	Name() string

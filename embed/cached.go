@@ -40,6 +40,10 @@ func NewCached(e mnemo.Embedder, size int) mnemo.Embedder {
 // Info returns the wrapped embedder's info.
 func (c *Cached) Info() mnemo.EmbedderInfo { return c.e.Info() }
 
+// Local reports whether the wrapped embedder is local
+// (mnemo.LocalEmbedder).
+func (c *Cached) Local() bool { return mnemo.IsLocal(c.e) }
+
 // Version is the wrapped embedder's version of its rules, "" when it
 // names none (see Hash.Version).
 func (c *Cached) Version() string {

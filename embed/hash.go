@@ -81,6 +81,10 @@ func (h *Hash) Info() mnemo.EmbedderInfo {
 // Version returns HashVersion.
 func (h *Hash) Version() string { return HashVersion }
 
+// Local reports that the vectors are computed in this process
+// (mnemo.LocalEmbedder).
+func (h *Hash) Local() bool { return true }
+
 // HashVersion names the hash embedder's rules (hashing, word splitting,
 // stemming): the vectors of testdata/hash_<HashVersion>.txt. A change that
 // moves any vector takes a new version, and a new golden file with it

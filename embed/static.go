@@ -218,6 +218,10 @@ func (s *Static) Info() mnemo.EmbedderInfo {
 	return mnemo.EmbedderInfo{Name: s.name, Dim: s.dim}
 }
 
+// Local reports that the vectors are computed in this process
+// (mnemo.LocalEmbedder).
+func (s *Static) Local() bool { return true }
+
 // Embed returns one L2-normalised vector per text. It fails only when ctx is
 // done.
 func (s *Static) Embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -99,8 +101,14 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 	if err := s.checkPrinciples(ctx, sc, recs); err != nil {
 		return nil, err
 	}
-	restamped, err := s.prepare(ctx, recs)
-	if err != nil {
+	// A large batch is embedded as the store inserts it (pipelined); any
+	// other before the write begins.
+	var restamped []*mnemo.Record
+	var piped *preparation
+	if s.pipelined(recs, opt) {
+		piped = s.startPrepare(ctx, recs, pipedChunk)
+		defer piped.cancel()
+	} else if restamped, err = s.prepare(ctx, recs); err != nil {
 		return nil, err
 	}
 	// Everything the write stores goes in one batch, committed together:
@@ -130,6 +138,9 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 	}
 	batch := mnemo.WriteBatch{Insert: fresh, InsertAction: "create", Actor: c.Name, Updates: merges,
 		Embeddings: vectorsOf(restamped)}
+	if piped != nil {
+		batch.Ready = piped.wait // fresh is recs: no merges without dedup
+	}
 	for i := range recs {
 		if old := supersede[i]; old != nil {
 			batch.Supersede = append(batch.Supersede, mnemo.Supersession{Scope: sc, ID: old.ID, By: recs[i].ID,
@@ -138,6 +149,12 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 	}
 	if !batch.Empty() {
 		if _, err := s.store.Write(ctx, batch); err != nil {
+			return nil, err
+		}
+	}
+	if piped != nil {
+		// The store waited for every record; this only makes sure.
+		if err := piped.wait(len(recs)); err != nil {
 			return nil, err
 		}
 	}
@@ -198,50 +215,160 @@ func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
 // the stored records whose vectors change with the batch, to be stored
 // (storeVectors) once the batch is written.
 func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.Record, error) {
+	p := s.startPrepare(ctx, recs, embedCall)
+	err := p.wait(len(recs))
+	p.cancel()
+	if err != nil {
+		return nil, err
+	}
+	return s.threadContext(ctx, recs)
+}
+
+// embedCall is how many texts one Embed call of a write takes, and
+// pipedChunk how many a write that inserts as it embeds (pipelined) takes:
+// the first records reach the store sooner.
+const (
+	embedCall  = 256
+	pipedChunk = 64
+	// pipelineMin is the fewest records a write inserts as it embeds:
+	// below, the store takes them in one part anyway.
+	pipelineMin = 256
+)
+
+// pipelined reports whether a write of recs embeds and counts while the
+// store inserts the records done (mnemo.WriteBatch.Ready): a large batch,
+// a local embedder (no transaction stays open on a remote call), no
+// near-duplicate merging (which reads the vectors before the write) and no
+// record of a thread (whose vectors take their context from the others).
+func (s *Service) pipelined(recs []*mnemo.Record, opt mnemo.WriteOptions) bool {
+	if len(recs) < pipelineMin || opt.Dedup || !mnemo.IsLocal(s.emb) {
+		return false
+	}
+	for _, r := range recs {
+		if r.Thread != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// preparation embeds a write's records and counts their tokens, a chunk
+// at a time, the chunks taken in order by workers spread over the cores:
+// embedding and exact token counts (a BPE pass over the rendered entry)
+// are the costliest part of a write. wait(n) returns once the first n
+// records are done, so a store can insert those while the rest are
+// prepared (mnemo.WriteBatch.Ready).
+type preparation struct {
+	ctx   context.Context
+	recs  []*mnemo.Record
+	chunk int
+	done  []chan struct{} // closed when the chunk is done or failed
+	errs  []error         // the chunk's error, read after its done
+	next  atomic.Int64    // the next chunk to take
+	ready atomic.Int64    // records known done, a prefix (wait's fast path)
+	stop  atomic.Bool     // set on the first failure, or by cancel
+	first error           // the first failure, under mu
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+}
+
+// errStopped marks a chunk left undone after a failure or a cancel.
+var errStopped = errors.New("write preparation stopped")
+
+// startPrepare starts preparing recs in chunks of chunk records.
+func (s *Service) startPrepare(ctx context.Context, recs []*mnemo.Record, chunk int) *preparation {
+	n := (len(recs) + chunk - 1) / chunk
+	p := &preparation{ctx: ctx, recs: recs, chunk: chunk, done: make([]chan struct{}, n), errs: make([]error, n)}
+	for c := range p.done {
+		p.done[c] = make(chan struct{})
+	}
+	workers := 1
+	if len(recs) >= 64 {
+		workers = min(runtime.GOMAXPROCS(0), 8, n)
+	}
+	for range workers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for {
+				c := int(p.next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				err := errStopped
+				if !p.stop.Load() {
+					err = s.prepareChunk(ctx, recs[c*chunk:min((c+1)*chunk, len(recs))])
+				}
+				if err != nil && err != errStopped {
+					p.mu.Lock()
+					if p.first == nil {
+						p.first = err
+					}
+					p.mu.Unlock()
+					p.stop.Store(true)
+				}
+				p.errs[c] = err
+				close(p.done[c])
+			}
+		}()
+	}
+	return p
+}
+
+// prepareChunk embeds recs and counts their tokens.
+func (s *Service) prepareChunk(ctx context.Context, recs []*mnemo.Record) error {
 	texts := make([]string, len(recs))
 	for i, r := range recs {
 		texts[i] = embedText(r)
 	}
-	// Embedding and exact token counts (a BPE pass over the rendered
-	// entry) are the costliest part of a write: large batches spread both
-	// over the cores, each worker embedding its part of the batch and then
-	// counting its tokens.
-	workers := 1
-	if len(recs) >= 64 {
-		workers = min(runtime.GOMAXPROCS(0), 8)
+	vecs, err := s.emb.Embed(ctx, texts)
+	if err != nil {
+		return err
 	}
-	const batch = 256 // texts per Embed call
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	chunk := (len(recs) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i += batch {
-				j := min(i+batch, hi)
-				vecs, err := s.emb.Embed(ctx, texts[i:j])
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				for k, v := range vecs {
-					recs[i+k].Embedding = v
-				}
-			}
-			for _, r := range recs[lo:hi] {
-				r.Tokens = s.count(entryBody(r))
-			}
-		}()
+	if len(vecs) != len(recs) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(recs))
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	for i, r := range recs {
+		r.Embedding = vecs[i]
+		r.Tokens = s.count(entryBody(r))
+	}
+	return nil
+}
+
+// wait returns once the first n records are prepared, or with the error
+// that stopped their preparation (or ctx's). Safe for concurrent use.
+func (p *preparation) wait(n int) error {
+	if int64(n) <= p.ready.Load() {
+		return nil
+	}
+	for c := 0; c*p.chunk < n; c++ {
+		select {
+		case <-p.done[c]:
+		case <-p.ctx.Done():
+			return p.ctx.Err()
+		}
+		if err := p.errs[c]; err != nil {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.first != nil {
+				return p.first
+			}
+			return err
 		}
 	}
-	return s.threadContext(ctx, recs)
+	for {
+		r := p.ready.Load()
+		if int64(n) <= r || p.ready.CompareAndSwap(r, int64(n)) {
+			return nil
+		}
+	}
+}
+
+// cancel stops the chunks not started and waits for the workers: no
+// record changes after it returns.
+func (p *preparation) cancel() {
+	p.stop.Store(true)
+	p.wg.Wait()
 }
 
 // embedText is what the embedder sees for a record: its text plus the

@@ -362,6 +362,10 @@ func (s *Store) updateTx(ctx context.Context, tx pgx.Tx, rec *mnemo.Record, snap
 // Write commits a batch in one transaction (mnemo.WriteBatch): a part that
 // fails rolls back every part.
 func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
+	// Records still being completed are waited for before the transaction.
+	if err := b.WaitReady(len(b.Insert)); err != nil {
+		return 0, fmt.Errorf("postgres: write: %w", err)
+	}
 	uniq, snaps, err := checkInserts(b.Insert)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: write: %w", err)

@@ -188,17 +188,20 @@ func TestInsertBatchFails(t *testing.T) {
 		}
 		return n
 	}
-	for _, write := range []string{"insert", "batch"} {
+	for _, write := range []string{"insert", "batch", "fed"} {
 		var recs []*mnemo.Record
 		for i := range insertChunk + 20 {
 			recs = append(recs, rec(fmt.Sprintf("%s%04d", write, i), fmt.Sprintf("text %d", i)))
 		}
 		recs[insertChunk+9] = rec(write+"-bad", "stored before")
 		var err error
-		if write == "insert" {
+		switch write {
+		case "insert":
 			_, err = s.Insert(ctx, recs, "", "tester")
-		} else {
+		case "batch":
 			_, err = s.Write(ctx, mnemo.WriteBatch{Insert: recs})
+		default: // completed as it is written, a part at a time
+			_, err = s.Write(ctx, mnemo.WriteBatch{Insert: recs, Ready: completing(recs, -1, -1)})
 		}
 		if err == nil || !strings.Contains(err.Error(), write+"-bad") || !strings.Contains(err.Error(), "UNIQUE constraint failed") {
 			t.Fatalf("%s: %v; want the refused record named", write, err)

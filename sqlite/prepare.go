@@ -19,12 +19,12 @@ type indexPrep struct {
 // prepareIndex starts the indexPrep of recs, or returns nil when none of
 // them goes to a loaded namespace (the namespace's first search loads it
 // whole).
-func (s *Store) prepareIndex(recs []*mnemo.Record) *indexPrep {
+func (s *Store) prepareIndex(recs []*mnemo.Record, ready func(n int) error) *indexPrep {
 	s.idx.mu.RLock()
-	var todo []*mnemo.Record
-	for _, r := range recs {
+	var todo []int
+	for i, r := range recs {
 		if _, ok := s.idx.ns[r.Namespace]; ok {
-			todo = append(todo, r)
+			todo = append(todo, i)
 		}
 	}
 	s.idx.mu.RUnlock()
@@ -32,9 +32,19 @@ func (s *Store) prepareIndex(recs []*mnemo.Record) *indexPrep {
 		return nil
 	}
 	p := &indexPrep{done: make(chan struct{}), by: make(map[mnemo.RecordKey]*memindex.Prepared, len(todo))}
+	waited := 0
 	go func() {
 		defer close(p.done)
-		for _, r := range todo {
+		for k, i := range todo {
+			// Records still being completed (mnemo.WriteBatch.Ready) are
+			// waited for a part at a time; when they fail, so does the write.
+			if ready != nil && (k == 0 || i >= waited) {
+				waited = min(i+insertPart, len(recs))
+				if ready(waited) != nil {
+					return
+				}
+			}
+			r := recs[i]
 			p.by[mnemo.RecordKey{Namespace: r.Namespace, ID: r.ID}] = memindex.Prepare(storesql.EncodeVector(r.Embedding), []byte(r.SearchText()))
 		}
 	}()

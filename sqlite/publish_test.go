@@ -185,7 +185,7 @@ func TestPublishPrepared(t *testing.T) {
 			r.AccessLevel = k % 3
 			recs = append(recs, r)
 		}
-		if pre := s.prepareIndex(recs); pre != nil {
+		if pre := s.prepareIndex(recs, nil); pre != nil {
 			<-pre.done
 			prepared += len(pre.by)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -127,8 +128,8 @@ func (s *Store) Insert(ctx context.Context, recs []*mnemo.Record, action, actor 
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: insert: %w", err)
 	}
-	s.prepareInserts(ctx, len(recs))
-	err = s.writeInserting(ctx, s.prepareIndex(recs), func(tx *sql.Tx, one bool) error {
+	s.prepareInserts(ctx, len(recs), insertChunk)
+	err = s.writeInserting(ctx, s.prepareIndex(recs, nil), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
@@ -382,12 +383,26 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	}
 	at := s.now().UnixNano()
 	skipped := 0
-	rows, err := makeInsertRows(b.Insert)
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: write: %w", err)
+	// The rows of records still being completed (b.Ready) are made, part
+	// after part as the records are done, by another goroutine (feedInserts)
+	// while the transaction inserts the parts before.
+	var rows insertRows
+	var feed *insertFeed
+	if b.Ready != nil && len(b.Insert) > 0 {
+		feed = feedInserts(&b)
+		defer feed.stop()
+	} else {
+		var err error
+		if rows, err = makeInsertRows(b.Insert); err != nil {
+			return 0, fmt.Errorf("sqlite: write: %w", err)
+		}
 	}
-	s.prepareInserts(ctx, len(b.Insert))
-	err = s.writeInserting(ctx, s.prepareIndex(b.Insert), func(tx *sql.Tx, one bool) error {
+	part := insertChunk
+	if feed != nil {
+		part = insertPart
+	}
+	s.prepareInserts(ctx, len(b.Insert), part)
+	err := s.writeInserting(ctx, s.prepareIndex(b.Insert, b.WaitReady), func(tx *sql.Tx, one bool) error {
 		seq, err := s.bumpSeq(ctx, tx)
 		if err != nil {
 			return err
@@ -397,7 +412,18 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 				return s.updateTx(ctx, tx, u.Record, seq, u.Action, u.Actor)
 			},
 			Insert: func() (err error) {
-				skipped, err = s.insertTx(ctx, tx, b.Insert, rows, seq, at, b.InsertAction, b.Actor, one)
+				switch {
+				case feed == nil:
+					skipped, err = s.insertTx(ctx, tx, b.Insert, rows, seq, at, b.InsertAction, b.Actor, one)
+				case !one:
+					skipped, err = s.insertFed(ctx, tx, b.Insert, feed, seq, at, b.InsertAction, b.Actor)
+				default: // again, record by record: every record is done and checked first
+					if err = b.WaitReady(len(b.Insert)); err == nil {
+						if err = checkRecords(b.Insert); err == nil {
+							skipped, err = s.insertTx(ctx, tx, b.Insert, insertRows{}, seq, at, b.InsertAction, b.Actor, true)
+						}
+					}
+				}
 				return err
 			},
 			Embed: func() error { return s.setEmbeddingsTx(ctx, tx, b.Embeddings, seq) },
@@ -412,10 +438,90 @@ func (s *Store) Write(ctx context.Context, b mnemo.WriteBatch) (int, error) {
 	return skipped, nil
 }
 
-// checkBatch rejects a batch any part of which the store cannot hold.
+// insertPart is how many records of a batch still being completed
+// (mnemo.WriteBatch.Ready) one INSERT statement writes: the first part
+// goes in as soon as it is done, while the rest are completed.
+const insertPart = 64
+
+// insertFeed makes the rows of a batch's records still being completed,
+// part after part, in order, as the records are done and checked.
+type insertFeed struct {
+	parts chan fedPart
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// fedPart is Insert[lo:hi]'s rows, or the error that stopped the feed.
+type fedPart struct {
+	lo, hi int
+	rows   insertRows
+	err    error
+}
+
+// feedInserts starts feeding b's inserts; stop ends it.
+func feedInserts(b *mnemo.WriteBatch) *insertFeed {
+	f := &insertFeed{parts: make(chan fedPart, 2), quit: make(chan struct{})}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		defer close(f.parts)
+		for lo := 0; lo < len(b.Insert); lo += insertPart {
+			p := fedPart{lo: lo, hi: min(lo+insertPart, len(b.Insert))}
+			if p.err = b.WaitReady(p.hi); p.err == nil {
+				if p.err = checkRecords(b.Insert[p.lo:p.hi]); p.err == nil {
+					p.rows, p.err = makeInsertRows(b.Insert[p.lo:p.hi])
+				}
+			}
+			select {
+			case f.parts <- p:
+			case <-f.quit:
+				return
+			}
+			if p.err != nil {
+				return
+			}
+		}
+	}()
+	return f
+}
+
+// stop ends the feed and waits for its goroutine.
+func (f *insertFeed) stop() {
+	close(f.quit)
+	f.wg.Wait()
+}
+
+// insertFed inserts the parts of recs that f feeds, in tx, and returns
+// how many records it skipped (see insertMany). A part the feed could not
+// make fails the write with its error.
+func (s *Store) insertFed(ctx context.Context, tx *sql.Tx, recs []*mnemo.Record, f *insertFeed, seq, at int64, action, actor string) (int, error) {
+	if action == "" {
+		action = "create"
+	}
+	skipped, fed := 0, 0
+	for p := range f.parts {
+		if p.err != nil {
+			return 0, p.err
+		}
+		n, err := s.insertMany(ctx, tx, recs[p.lo:p.hi], p.rows, seq, at, action, actor)
+		if err != nil {
+			return 0, err
+		}
+		skipped += n
+		fed = p.hi
+	}
+	if fed != len(recs) {
+		return 0, fmt.Errorf("%d of %d records fed", fed, len(recs))
+	}
+	return skipped, nil
+}
+
+// checkBatch rejects a batch any part of which the store cannot hold
+// (records still being completed are checked as they are done: see
+// feedInserts).
 func checkBatch(b *mnemo.WriteBatch) error {
-	for _, r := range b.Insert {
-		if err := storesql.CheckRecord(r); err != nil {
+	if b.Ready == nil {
+		if err := checkRecords(b.Insert); err != nil {
 			return err
 		}
 	}
@@ -430,6 +536,16 @@ func checkBatch(b *mnemo.WriteBatch) error {
 		}
 	}
 	return storesql.CheckSupersessions(b.Supersede)
+}
+
+// checkRecords rejects records the store cannot hold.
+func checkRecords(recs []*mnemo.Record) error {
+	for _, r := range recs {
+		if err := storesql.CheckRecord(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // supersedeTx applies a supersession inside tx: the record is read there,

@@ -35,8 +35,8 @@ const maxWriteStmts = 16
 // has 14,500 parameters, and parsing it anew took a tenth of a batch's
 // time. It must run outside a transaction of this store: the writer
 // connection is the transaction's until it ends.
-func (s *Store) prepareInserts(ctx context.Context, n int) {
-	for _, k := range []int{min(n, insertChunk), n % insertChunk} {
+func (s *Store) prepareInserts(ctx context.Context, n, part int) {
+	for _, k := range []int{min(n, part), n % part} {
 		if k > 0 {
 			s.wstmts.get(ctx, s.wdb, insertManySQL(k), maxWriteStmts)
 			s.wstmts.get(ctx, s.wdb, revisionManySQL(k), maxWriteStmts)

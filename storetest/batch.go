@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -231,5 +234,81 @@ func testWriteBatchAtomic(t *testing.T, s mnemo.Store) {
 	}
 	if got, _ := s.Get(bg, sc, old.ID); got == nil || got.SupersededBy != n.ID {
 		t.Errorf("supersession not applied: %+v", got)
+	}
+}
+
+// testWriteBatchReady: a batch whose records are completed while it is
+// written (mnemo.WriteBatch.Ready) stores each record with what it was
+// completed with, and a completion that fails part way stores nothing of
+// the batch and fails it with the completion's error.
+func testWriteBatchReady(t *testing.T, s mnemo.Store) {
+	const ns = "ready"
+	sc := mnemo.Scope{Namespace: ns, Clearance: mnemo.MaxAccessLevel}
+	if _, err := s.Keyword(bg, sc, "gauge", mnemo.Filter{}, 10); err != nil { // warm any index
+		t.Fatal(err)
+	}
+	refused := errors.New("the embedder refused")
+	// completing sets the vectors of recs in order in another goroutine,
+	// stopping with refused at record fail (-1: never).
+	completing := func(recs []*mnemo.Record, fail int) func(n int) error {
+		var mu sync.Mutex
+		cond := sync.NewCond(&mu)
+		done, failed := 0, false
+		go func() {
+			for i, r := range recs {
+				mu.Lock()
+				if i == fail {
+					failed = true
+				} else {
+					r.Embedding, done = vec(i), i+1
+				}
+				cond.Broadcast()
+				mu.Unlock()
+				if i == fail {
+					return
+				}
+			}
+		}()
+		return func(n int) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for done < n && !failed {
+				cond.Wait()
+			}
+			if done >= n {
+				return nil
+			}
+			return refused
+		}
+	}
+	batch := func(n int) []*mnemo.Record {
+		recs := make([]*mnemo.Record, n)
+		for i := range recs {
+			recs[i] = rec(ns, fmt.Sprintf("gauge %d reads %d", i, i%7))
+		}
+		return recs
+	}
+	recs := batch(300)
+	if _, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: completing(recs, 250)}); !errors.Is(err, refused) {
+		t.Fatalf("a failed completion: %v, want the completion's error", err)
+	}
+	if n, _ := s.Count(bg, ns); n != 0 {
+		t.Fatalf("%d records stored by a failed batch", n)
+	}
+	recs = batch(300)
+	if skipped, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: completing(recs, -1)}); err != nil || skipped != 0 {
+		t.Fatalf("write: %d skipped, %v", skipped, err)
+	}
+	if n, _ := s.Count(bg, ns); n != 300 {
+		t.Fatalf("%d records stored, want 300", n)
+	}
+	for _, i := range []int{0, 150, 299} {
+		r, err := s.Get(bg, sc, recs[i].ID)
+		if err != nil || r.Text != recs[i].Text || !slices.Equal(r.Embedding, vec(i)) {
+			t.Fatalf("record %d: %+v, %v", i, r, err)
+		}
+		if h, err := s.History(bg, sc, recs[i].ID); err != nil || len(h) != 1 || h[0].Actor != "alice" {
+			t.Fatalf("history of record %d: %+v, %v", i, h, err)
+		}
 	}
 }

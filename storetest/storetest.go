@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store, claims ...mnemo.Capa
 		{"AsKnownAt", testAsKnownAt},
 		{"WriteBatch", testWriteBatch},
 		{"WriteBatchAtomic", testWriteBatchAtomic},
+		{"WriteBatchReady", testWriteBatchReady},
 	}
 	pairs := []struct {
 		name string
