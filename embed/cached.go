@@ -44,6 +44,11 @@ func (c *Cached) Info() mnemo.EmbedderInfo { return c.e.Info() }
 // (mnemo.LocalEmbedder).
 func (c *Cached) Local() bool { return mnemo.IsLocal(c.e) }
 
+// Uncached returns the wrapped embedder, which the records of a write are
+// embedded with: their texts, each seen once, would neither be found in
+// the cache nor leave it anything but evicted query vectors.
+func (c *Cached) Uncached() mnemo.Embedder { return c.e }
+
 // Version is the wrapped embedder's version of its rules, "" when it
 // names none (see Hash.Version).
 func (c *Cached) Version() string {

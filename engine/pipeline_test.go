@@ -122,3 +122,31 @@ func TestRememberPipelined(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesLeaveQueryCache checks that the records of a write are
+// embedded past the query cache (embed.Cached): writes, small or batched,
+// neither add to it nor evict what queries put there.
+func TestWritesLeaveQueryCache(t *testing.T) {
+	ctx := mnemo.WithCallerIn(context.Background(), enginetest.Admin, "ops")
+	cached := embed.NewCached(embed.NewHash(256), 4096).(*embed.Cached)
+	svc, _ := enginetest.Open(t, func(c *engine.Config) { c.Embedder = cached })
+	if _, err := svc.Recall(ctx, mnemo.RecallRequest{Query: "why does the compressor trip", K: 5}); err != nil {
+		t.Fatal(err)
+	}
+	queried := cached.Len()
+	if queried == 0 || queried > 4096-300 {
+		t.Fatalf("%d texts cached by a query: none, or too many to see a write's", queried)
+	}
+	recs := make([]mnemo.NewRecord, 300)
+	for i := range recs {
+		recs[i] = mnemo.NewRecord{Text: fmt.Sprintf("compressor %d trips at %d degrees", i, 40+i%30)}
+	}
+	for _, batch := range [][]mnemo.NewRecord{recs[:1], recs[1:20], recs[20:]} {
+		if _, err := svc.Remember(ctx, batch, mnemo.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cached.Len(); n != queried {
+		t.Fatalf("%d texts cached after the writes, %d before", n, queried)
+	}
+}

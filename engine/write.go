@@ -321,7 +321,7 @@ func (s *Service) prepareChunk(ctx context.Context, recs []*mnemo.Record) error 
 	for i, r := range recs {
 		texts[i] = embedText(r)
 	}
-	vecs, err := s.emb.Embed(ctx, texts)
+	vecs, err := s.docEmbedder().Embed(ctx, texts)
 	if err != nil {
 		return err
 	}
@@ -333,6 +333,17 @@ func (s *Service) prepareChunk(ctx context.Context, recs []*mnemo.Record) error 
 		r.Tokens = s.count(entryBody(r))
 	}
 	return nil
+}
+
+// docEmbedder is what the records of a write are embedded with: the
+// embedder without its query cache (embed.Cached.Uncached), which a
+// write's texts, each seen once, would only fill with vectors no query
+// asks for, evicting those of repeated queries.
+func (s *Service) docEmbedder() mnemo.Embedder {
+	if u, ok := s.emb.(interface{ Uncached() mnemo.Embedder }); ok {
+		return u.Uncached()
+	}
+	return s.emb
 }
 
 // wait returns once the first n records are prepared, or with the error
