@@ -16,6 +16,16 @@ import (
 	"github.com/mnemo-dev/mnemo/memindex"
 )
 
+// countRows returns how many rows table holds.
+func countRows(t *testing.T, s *Store, table string) int {
+	t.Helper()
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // openWithOld opens a store in a new file named name holding one fact,
 // "old" in namespace ns, and returns it with a maker of facts like it.
 func openWithOld(t *testing.T, name string) (*Store, func(id, text string) *mnemo.Record) {
@@ -181,13 +191,7 @@ func TestInsertBatchFails(t *testing.T) {
 	if _, err := s.wdb.ExecContext(ctx, `CREATE UNIQUE INDEX refuse ON records (text) WHERE text = 'stored before'`); err != nil {
 		t.Fatal(err)
 	}
-	count := func(table string) int {
-		var n int
-		if err := s.rdb.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := func(table string) int { return countRows(t, s, table) }
 	for _, write := range []string{"insert", "batch", "fed"} {
 		var recs []*mnemo.Record
 		for i := range insertChunk + 20 {

@@ -78,13 +78,7 @@ func TestWriteReady(t *testing.T) {
 	if _, err := s.Keyword(ctx, sc, "stored", mnemo.Filter{}, 5); err != nil { // loads the index
 		t.Fatal(err)
 	}
-	count := func(table string) int {
-		var n int
-		if err := s.rdb.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := func(table string) int { return countRows(t, s, table) }
 	batch := func(prefix string, n int) []*mnemo.Record {
 		recs := make([]*mnemo.Record, n)
 		for i := range recs {
