@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -148,5 +149,73 @@ func TestWritesLeaveQueryCache(t *testing.T) {
 	}
 	if n := cached.Len(); n != queried {
 		t.Fatalf("%d texts cached after the writes, %d before", n, queried)
+	}
+}
+
+// TestImportPipelined checks that an import's batches, embedded as the
+// store inserts them with a local embedder, store what they store when
+// embedded first, and that a batch whose embedding fails leaves nothing of
+// itself (the batches before it stay: an import commits a batch at a
+// time).
+func TestImportPipelined(t *testing.T) {
+	ctx := mnemo.WithCallerIn(context.Background(), enginetest.Admin, "ops")
+	export := func(bad int) []byte {
+		src, _ := enginetest.Open(t, nil)
+		recs := make([]mnemo.NewRecord, 1000)
+		for i := range recs {
+			recs[i] = mnemo.NewRecord{Text: fmt.Sprintf("pump %d of line %d was serviced in week %d", i, i%13, i%52)}
+			if i == bad {
+				recs[i].Text += " unembeddable"
+			}
+		}
+		if _, err := src.Remember(ctx, recs, mnemo.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if n, err := src.Export(ctx, &buf); err != nil || n != len(recs) {
+			t.Fatalf("export: %d, %v", n, err)
+		}
+		return buf.Bytes()
+	}
+	open := func(local bool) (*engine.Service, *callEmbedder) {
+		e := &callEmbedder{hash: embed.NewHash(256), local: local}
+		svc, _ := enginetest.Open(t, func(c *engine.Config) { c.Embedder = e })
+		return svc, e
+	}
+	all := func(svc *engine.Service) []*mnemo.Record {
+		recs, err := svc.List(ctx, mnemo.ListOptions{Limit: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	good, bad := export(-1), export(800) // 800: in the second batch of 500
+	piped, pe := open(true)
+	first, fe := open(false)
+	for _, svc := range []*engine.Service{piped, first} {
+		if res, err := svc.Import(ctx, bytes.NewReader(good), nil); err != nil || res.Imported != 1000 {
+			t.Fatalf("import: %+v, %v", res, err)
+		}
+	}
+	a, b := all(piped), all(first)
+	if len(a) != 1000 || len(b) != 1000 {
+		t.Fatalf("%d and %d records imported, want 1000", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Tokens != b[i].Tokens || a[i].Tokens == 0 || !slices.Equal(a[i].Embedding, b[i].Embedding) {
+			t.Fatalf("record %d differs: %s %d tokens against %s %d tokens", i, a[i].ID, a[i].Tokens, b[i].ID, b[i].Tokens)
+		}
+	}
+	if pe.largest > 64 || fe.largest <= 64 {
+		t.Fatalf("largest embedding calls %d (local) and %d (not local)", pe.largest, fe.largest)
+	}
+	for _, local := range []bool{true, false} {
+		svc, _ := open(local)
+		if _, err := svc.Import(ctx, bytes.NewReader(bad), nil); err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Fatalf("local %v: an import whose second batch fails to embed: %v", local, err)
+		}
+		if n := len(all(svc)); n != engine.ImportBatch {
+			t.Fatalf("local %v: %d records after the failed batch, want the first batch's %d", local, n, engine.ImportBatch)
+		}
 	}
 }

@@ -121,15 +121,8 @@ func (s *Service) Import(ctx context.Context, r io.Reader, progress func(done, t
 		if len(batch) == 0 {
 			return nil
 		}
-		restamped, err := s.prepare(ctx, batch)
+		skipped, err := s.importBatch(ctx, batch, c.Name)
 		if err != nil {
-			return err
-		}
-		skipped, err := s.store.Insert(ctx, batch, "import", c.Name)
-		if err != nil {
-			return err
-		}
-		if err := s.storeVectors(ctx, restamped); err != nil {
 			return err
 		}
 		res.Skipped += skipped
@@ -154,6 +147,31 @@ func (s *Service) Import(ctx context.Context, r io.Reader, progress func(done, t
 		err = flush()
 	}
 	return res, err
+}
+
+// importBatch embeds, counts and stores one batch of an import in one
+// transaction and returns how many of its records were skipped (their
+// ids taken). A large batch with a local embedder and no record of a
+// thread is embedded as the store inserts it (see pipelined).
+func (s *Service) importBatch(ctx context.Context, batch []*mnemo.Record, actor string) (int, error) {
+	if s.pipelined(batch, false) {
+		p := s.startPrepare(ctx, batch, pipedChunk)
+		defer p.cancel()
+		skipped, err := s.store.Write(ctx, mnemo.WriteBatch{Insert: batch, InsertAction: "import", Actor: actor, Ready: p.wait})
+		if err == nil {
+			err = p.wait(len(batch)) // the store waited for every record; this only makes sure
+		}
+		return skipped, err
+	}
+	restamped, err := s.prepare(ctx, batch)
+	if err != nil {
+		return 0, err
+	}
+	skipped, err := s.store.Insert(ctx, batch, "import", actor)
+	if err != nil {
+		return 0, err
+	}
+	return skipped, s.storeVectors(ctx, restamped)
 }
 
 // importIDHash is the hash checkImport compares ids by (a variable for

@@ -105,7 +105,7 @@ func (s *Service) Remember(ctx context.Context, in []mnemo.NewRecord, opt mnemo.
 	// other before the write begins.
 	var restamped []*mnemo.Record
 	var piped *preparation
-	if s.pipelined(recs, opt) {
+	if s.pipelined(recs, opt.Dedup) {
 		piped = s.startPrepare(ctx, recs, pipedChunk)
 		defer piped.cancel()
 	} else if restamped, err = s.prepare(ctx, recs); err != nil {
@@ -240,8 +240,8 @@ const (
 // a local embedder (no transaction stays open on a remote call), no
 // near-duplicate merging (which reads the vectors before the write) and no
 // record of a thread (whose vectors take their context from the others).
-func (s *Service) pipelined(recs []*mnemo.Record, opt mnemo.WriteOptions) bool {
-	if len(recs) < pipelineMin || opt.Dedup || !mnemo.IsLocal(s.emb) {
+func (s *Service) pipelined(recs []*mnemo.Record, dedup bool) bool {
+	if len(recs) < pipelineMin || dedup || !mnemo.IsLocal(s.emb) {
 		return false
 	}
 	for _, r := range recs {
