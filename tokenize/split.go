@@ -36,7 +36,10 @@ func splitO200k(s string, piece func(string)) {
 			i++
 			continue
 		}
-		n := matchO200k(s, i)
+		n := matchASCIIWord(s, i)
+		if n == 0 {
+			n = matchO200k(s, i)
+		}
 		piece(s[i : i+n])
 		i += n
 	}
@@ -180,6 +183,42 @@ func letters(s string, i int, second bool) int {
 		return -1
 	}
 	return run(s, from, isLower)
+}
+
+// matchASCIIWord returns the byte length of the piece at byte offset i
+// of s when it is the commonest kind, ASCII all through: an optional
+// prefix ([^\r\n\p{L}\p{N}]) and a word of ASCII letters, [A-Z]*[a-z]+
+// or else [A-Z]+, that ends at the end of s or before an ASCII byte that
+// cannot continue it nor start a contraction. It returns 0 for anything
+// else, which matchO200k decides: a byte past ASCII may be a letter or
+// mark that continues the word.
+func matchASCIIWord(s string, i int) int {
+	j := i
+	if c := s[j]; !asciiLetter(rune(c)) {
+		if c >= utf8.RuneSelf || c == '\r' || c == '\n' || c == 0x7f || c >= '0' && c <= '9' {
+			return 0
+		}
+		j++ // a prefix
+	}
+	k := j
+	for k < len(s) && s[k] >= 'A' && s[k] <= 'Z' {
+		k++
+	}
+	m := k
+	for m < len(s) && s[m] >= 'a' && s[m] <= 'z' {
+		m++
+	}
+	if m == j { // no letter after the prefix
+		return 0
+	}
+	// Both branches stop where the run of lower case (or, without one, of
+	// upper case) does; the next byte decides whether that is the end.
+	if m < len(s) {
+		if c := s[m]; c >= utf8.RuneSelf || c == '\'' {
+			return 0
+		}
+	}
+	return m - i
 }
 
 // matchO200k returns the byte length of the piece that starts at byte

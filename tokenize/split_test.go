@@ -81,6 +81,16 @@ func TestSplitO200kMatchesRegexp(t *testing.T) {
 	for range 3000 {
 		texts = append(texts, randomText(rng, 1+rng.Intn(40)))
 	}
+	// ASCII alone, where pieces are split by matchASCIIWord, with the
+	// bytes that end its words or hand them back to matchO200k.
+	ascii := []rune("aAbBsStTzZ  \t\r\n'09.,-_/\x00\x7f\x1b")
+	for range 3000 {
+		var b strings.Builder
+		for range 1 + rng.Intn(30) {
+			b.WriteRune(ascii[rng.Intn(len(ascii))])
+		}
+		texts = append(texts, b.String(), b.String()+"é", b.String()+"\u0301")
+	}
 	for _, s := range texts {
 		want := regexpPieces(t, re, s)
 		var got []string
@@ -149,6 +159,26 @@ func BenchmarkCountPieces(b *testing.B) {
 	b.Run("library", func(b *testing.B) {
 		for b.Loop() {
 			codec.Count(text)
+		}
+	})
+}
+
+// FuzzSplitO200k compares splitO200k with o200k_base's pattern run by the
+// library's engine on any valid UTF-8 text.
+func FuzzSplitO200k(f *testing.F) {
+	for _, s := range []string{"", " valve", "HTTPServer's", "aBc", "ABC1", "x\u0301", " é", "\tword\r\n", "it's", "naïve"} {
+		f.Add(s)
+	}
+	re := regexp2.MustCompile(o200kPattern, regexp2.None)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || len(s) > 200 {
+			return
+		}
+		want := regexpPieces(t, re, s)
+		var got []string
+		splitO200k(s, func(p string) { got = append(got, p) })
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("split of %q:\n got  %q\n want %q", s, got, want)
 		}
 	})
 }
