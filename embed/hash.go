@@ -123,6 +123,17 @@ func (h *Hash) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
+// sublinear holds 1 + ln n for the counts of a feature within a text
+// (sublinear term frequency), as float32, computed as the embedding
+// computes it for larger counts: the same values, a logarithm saved per
+// repeated feature.
+var sublinear = func() (t [64]float32) {
+	for n := range t {
+		t[n] = 1 + float32(math.Log(float64(n)))
+	}
+	return t
+}()
+
 // maxPooledTable is the largest feature table kept for reuse.
 const maxPooledTable = 1 << 15
 
@@ -200,12 +211,28 @@ func (s *scratch) embed(text string, v []float32) {
 		k := s.keys[i]
 		w := s.sums[i]
 		if n := s.cnts[i]; n > 1 {
-			w = w / float32(n) * (1 + float32(math.Log(float64(n))))
+			if n < uint32(len(sublinear)) {
+				w = w / float32(n) * sublinear[n]
+			} else {
+				w = w / float32(n) * (1 + float32(math.Log(float64(n))))
+			}
 		}
 		if k>>63 != 0 {
 			w = -w
 		}
-		v[(k>>1)%dim] += w
+		// The usual dimensions by constant divisors, which compile to a
+		// multiplication: a division per feature was a tenth of a write's
+		// embedding.
+		var b uint64
+		switch dim {
+		case 384:
+			b = (k >> 1) % 384
+		case 256:
+			b = (k >> 1) % 256
+		default:
+			b = (k >> 1) % dim
+		}
+		v[b] += w
 		s.keys[i] = 0
 	}
 	s.used = s.used[:0]
