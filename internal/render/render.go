@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -19,6 +20,7 @@ import (
 // exactly with the score prefix before it and the next line after it.
 func Entry(r *mnemo.Record) string {
 	var b strings.Builder
+	b.Grow(len(r.Text) + len(r.Scope) + 48) // most entries in one allocation
 	// A fact, the most common kind, goes unnamed; other kinds and a scope
 	// other than the root lead the line.
 	lead := false
@@ -114,7 +116,11 @@ func Entry(r *mnemo.Record) string {
 // line already (most are) is returned as it is, without a copy.
 func OneLine(s string) string {
 	prevSpace := true // a leading space needs folding
-	for _, r := range s {
+	for i, r := range s {
+		if r < utf8.RuneSelf && s[i] > ' ' { // ASCII and not a space
+			prevSpace = false
+			continue
+		}
 		if !unicode.IsSpace(r) {
 			prevSpace = false
 			continue
