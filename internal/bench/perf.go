@@ -133,9 +133,14 @@ type PerfReport struct {
 	Sizes   []PerfSize `json:"sizes"`
 	// Write throughput over every batched Remember of the run (hash
 	// embedder, dedup off, Batch records per call).
-	WriteRecords      int     `json:"write_records"`
-	WriteSeconds      float64 `json:"write_seconds"`
-	WriteRecordsPerS  float64 `json:"write_records_per_s"`
+	WriteRecords     int     `json:"write_records"`
+	WriteSeconds     float64 `json:"write_seconds"`
+	WriteRecordsPerS float64 `json:"write_records_per_s"`
+	// WriteCPUSeconds is the CPU time, user and system on every core, the
+	// process used while loading (0 where the system does not tell): with
+	// the wall time it tells a slower machine (more CPU a record) from a
+	// load that leaves cores idle (fewer cores busy).
+	WriteCPUSeconds   float64 `json:"write_cpu_s"`
 	Batch             int     `json:"write_batch"`
 	InFlight          int     `json:"write_in_flight"`
 	MemoryAfter       int     `json:"memory_after_records"` // store size when memory was read
@@ -257,12 +262,13 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		queries[i] = syn.Query()
 	}
 	caller := mnemo.Caller{Name: "bench", Clearance: mnemo.MaxAccessLevel, Role: mnemo.RoleAdmin}
-	var writeTime time.Duration
+	var writeTime, writeCPU time.Duration
 	loaded := 0
 	for _, size := range opt.Sizes {
 		// The batches are made here, in order, and written by InFlight
 		// writers at once; the time is the load's wall time.
 		t0 := time.Now()
+		cpu0, cpuOK := processCPU()
 		batches := make(chan []mnemo.NewRecord, opt.InFlight)
 		var werr error
 		var wmu sync.Mutex
@@ -289,6 +295,9 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 		close(batches)
 		wg.Wait()
 		writeTime += time.Since(t0)
+		if cpu1, ok := processCPU(); ok && cpuOK {
+			writeCPU += cpu1 - cpu0
+		}
 		if werr != nil {
 			return nil, werr
 		}
@@ -401,6 +410,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	}
 	rep.WriteRecords, rep.InFlight = loaded, opt.InFlight
 	rep.WriteSeconds = round2(writeTime.Seconds())
+	rep.WriteCPUSeconds = writeCPU.Seconds()
 	if writeTime > 0 {
 		rep.WriteRecordsPerS = float64(int(float64(loaded) / writeTime.Seconds()))
 	}
@@ -507,8 +517,12 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d%s, hash embedder, dedup off).\n",
-		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch, flight)
+	cpu := ""
+	if r.WriteCPUSeconds > 0 && r.WriteSeconds > 0 && r.WriteRecords > 0 {
+		cpu = fmt.Sprintf("; CPU %.2f cores busy, %.0f µs a record", r.WriteCPUSeconds/r.WriteSeconds, r.WriteCPUSeconds*1e6/float64(r.WriteRecords))
+	}
+	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d%s, hash embedder, dedup off%s).\n",
+		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch, flight, cpu)
 	fmt.Fprintf(&b, "Memory holding %s records: RSS %.1f MiB at steady state (peak %.1f MiB while loading), Go heap %.1f MiB; database file %.1f MiB.\n",
 		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.PeakRSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
 	if r.WriteCheck != nil {

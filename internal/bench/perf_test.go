@@ -50,6 +50,9 @@ func TestRunPerfSmall(t *testing.T) {
 	if c := rep.WriteCheck; c == nil || c.Small != 100 || c.Large != 300 || c.Writes != 25 || c.LeadIn != 25 {
 		t.Errorf("write check %+v", c)
 	}
+	if _, ok := processCPU(); ok && rep.WriteCPUSeconds <= 0 {
+		t.Errorf("the load's CPU time not reported: %v s", rep.WriteCPUSeconds)
+	}
 	if rep.HeapBytes == 0 || rep.MemoryAfter != 300 {
 		t.Errorf("memory %d heap after %d", rep.HeapBytes, rep.MemoryAfter)
 	}
@@ -58,7 +61,8 @@ func TestRunPerfSmall(t *testing.T) {
 		t.Errorf("json %s %v", b, err)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 300 |") {
+	if err := rep.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| 300 |") ||
+		rep.WriteCPUSeconds > 0 && !strings.Contains(md.String(), "cores busy") {
 		t.Errorf("markdown %q %v", md.String(), err)
 	}
 	if _, err := RunPerf(context.Background(), PerfOptions{Sizes: []int{10, 5}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
