@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -120,6 +121,11 @@ func TestRememberPipelined(t *testing.T) {
 		}
 		if pe.largest <= 64 {
 			t.Errorf("%s: embedded %d texts at most a call, as a pipelined write", c.name, pe.largest)
+		}
+		// Embedded first, the batch is shared out over the cores.
+		w := min(runtime.GOMAXPROCS(0), 8)
+		if want := min(256, (len(c.recs)+w-1)/w); pe.largest != want {
+			t.Errorf("%s: %d texts at most a call, want %d (%d records over %d cores)", c.name, pe.largest, want, len(c.recs), w)
 		}
 	}
 }

@@ -215,7 +215,13 @@ func (s *Service) check(r *mnemo.Record, c mnemo.Caller) error {
 // the stored records whose vectors change with the batch, to be stored
 // (storeVectors) once the batch is written.
 func (s *Service) prepare(ctx context.Context, recs []*mnemo.Record) ([]*mnemo.Record, error) {
-	p := s.startPrepare(ctx, recs, embedCall)
+	// A share of the batch for each core, in calls of at most embedCall.
+	chunk := embedCall
+	if len(recs) >= 64 {
+		w := min(runtime.GOMAXPROCS(0), 8)
+		chunk = max(1, min(embedCall, (len(recs)+w-1)/w))
+	}
+	p := s.startPrepare(ctx, recs, chunk)
 	err := p.wait(len(recs))
 	p.cancel()
 	if err != nil {
