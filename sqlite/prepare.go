@@ -32,9 +32,9 @@ func (s *Store) prepareIndex(recs []*mnemo.Record, ready func(n int) error) *ind
 		return nil
 	}
 	p := &indexPrep{done: make(chan struct{}), by: make(map[mnemo.RecordKey]*memindex.Prepared, len(todo))}
-	waited := 0
 	go func() {
 		defer close(p.done)
+		waited := 0 // records known complete
 		for k, i := range todo {
 			// Records still being completed (mnemo.WriteBatch.Ready) are
 			// waited for a part at a time; when they fail, so does the write.

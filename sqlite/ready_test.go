@@ -6,62 +6,30 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/storetest"
 )
 
-// completing returns a mnemo.WriteBatch.Ready for recs, whose vectors
-// another goroutine sets in order, as a writer that embeds while the
-// store inserts does: at record bad the vector holds NaN, and at record
-// fail the completion stops with an error (-1: neither).
-func completing(recs []*mnemo.Record, bad, fail int) func(n int) error {
-	var mu sync.Mutex
-	cond := sync.NewCond(&mu)
-	done := 0
-	var stopped error
-	go func() {
-		for i, r := range recs {
-			if i == fail {
-				mu.Lock()
-				stopped = errors.New("the embedder is down")
-				cond.Broadcast()
-				mu.Unlock()
-				return
-			}
-			r.Embedding = vectorOf(i)
-			if i == bad {
-				r.Embedding[1] = float32(math.NaN())
-			}
-			if i%16 == 0 {
-				time.Sleep(100 * time.Microsecond) // the store catches up
-			}
-			mu.Lock()
-			done = i + 1
-			cond.Broadcast()
-			mu.Unlock()
-		}
-	}()
-	return func(n int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		for done < n && stopped == nil {
-			cond.Wait()
-		}
-		if done >= n {
-			return nil
-		}
-		return stopped
-	}
-}
-
-// vectorOf is the vector completing gives record i: far enough from its
-// neighbours' for a vector search to tell them apart.
+// vectorOf is the vector a test completes record i with: far enough from
+// its neighbours' for a vector search to tell them apart.
 func vectorOf(i int) []float32 {
 	a := 0.01 * float64(i)
 	return []float32{float32(math.Cos(a)), float32(math.Sin(a)), 1}
+}
+
+// completing completes recs (storetest.Completing) with vectorOf, a NaN
+// in that of record bad, and stops with an error at record fail (-1:
+// neither).
+func completing(recs []*mnemo.Record, bad, fail int) func(n int) error {
+	return storetest.Completing(recs, func(i int) []float32 {
+		v := vectorOf(i)
+		if i == bad {
+			v[1] = float32(math.NaN())
+		}
+		return v
+	}, fail, errors.New("the embedder is down"))
 }
 
 // TestWriteReady checks a batch written while its records are completed

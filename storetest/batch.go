@@ -248,39 +248,6 @@ func testWriteBatchReady(t *testing.T, s mnemo.Store) {
 		t.Fatal(err)
 	}
 	refused := errors.New("the embedder refused")
-	// completing sets the vectors of recs in order in another goroutine,
-	// stopping with refused at record fail (-1: never).
-	completing := func(recs []*mnemo.Record, fail int) func(n int) error {
-		var mu sync.Mutex
-		cond := sync.NewCond(&mu)
-		done, failed := 0, false
-		go func() {
-			for i, r := range recs {
-				mu.Lock()
-				if i == fail {
-					failed = true
-				} else {
-					r.Embedding, done = vec(i), i+1
-				}
-				cond.Broadcast()
-				mu.Unlock()
-				if i == fail {
-					return
-				}
-			}
-		}()
-		return func(n int) error {
-			mu.Lock()
-			defer mu.Unlock()
-			for done < n && !failed {
-				cond.Wait()
-			}
-			if done >= n {
-				return nil
-			}
-			return refused
-		}
-	}
 	batch := func(n int) []*mnemo.Record {
 		recs := make([]*mnemo.Record, n)
 		for i := range recs {
@@ -289,14 +256,14 @@ func testWriteBatchReady(t *testing.T, s mnemo.Store) {
 		return recs
 	}
 	recs := batch(300)
-	if _, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: completing(recs, 250)}); !errors.Is(err, refused) {
+	if _, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: Completing(recs, vec, 250, refused)}); !errors.Is(err, refused) {
 		t.Fatalf("a failed completion: %v, want the completion's error", err)
 	}
 	if n, _ := s.Count(bg, ns); n != 0 {
 		t.Fatalf("%d records stored by a failed batch", n)
 	}
 	recs = batch(300)
-	if skipped, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: completing(recs, -1)}); err != nil || skipped != 0 {
+	if skipped, err := s.Write(bg, mnemo.WriteBatch{Insert: recs, Actor: "alice", Ready: Completing(recs, vec, -1, refused)}); err != nil || skipped != 0 {
 		t.Fatalf("write: %d skipped, %v", skipped, err)
 	}
 	if n, _ := s.Count(bg, ns); n != 300 {
@@ -310,5 +277,44 @@ func testWriteBatchReady(t *testing.T, s mnemo.Store) {
 		if h, err := s.History(bg, sc, recs[i].ID); err != nil || len(h) != 1 || h[0].Actor != "alice" {
 			t.Fatalf("history of record %d: %+v, %v", i, h, err)
 		}
+	}
+}
+
+// Completing returns a mnemo.WriteBatch.Ready for recs whose vectors
+// another goroutine sets in order, vector(i) for record i, as a writer
+// that embeds while the store inserts does; at record fail (-1: never) the
+// completion stops with err.
+func Completing(recs []*mnemo.Record, vector func(i int) []float32, fail int, err error) func(n int) error {
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	done, failed := 0, false
+	go func() {
+		for i, r := range recs {
+			if i%16 == 0 {
+				time.Sleep(100 * time.Microsecond) // the store catches up
+			}
+			mu.Lock()
+			if i == fail {
+				failed = true
+			} else {
+				r.Embedding, done = vector(i), i+1
+			}
+			cond.Broadcast()
+			mu.Unlock()
+			if i == fail {
+				return
+			}
+		}
+	}()
+	return func(n int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for done < n && !failed {
+			cond.Wait()
+		}
+		if done >= n {
+			return nil
+		}
+		return err
 	}
 }
