@@ -1,10 +1,10 @@
 package memindex
 
 import (
-	"container/heap"
 	"github.com/mnemo-dev/mnemo/internal/words"
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -386,9 +386,9 @@ func (idx *Namespace[K]) compact() {
 type searchScratch struct {
 	scores  []float64
 	touched []int32
-	tf      []float32 // a term's frequency per entry, zero between terms (whole numbers and halves: exact)
-	term    []int32   // the entries with a frequency for the current term
-	best    bestHeap  // the scored entries, best first
+	tf      []float32  // a term's frequency per entry, zero between terms (whole numbers and halves: exact)
+	term    []int32    // the entries with a frequency for the current term
+	best    []kwScored // the scored entries, best first
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
@@ -404,15 +404,11 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	if docs <= 0 {
 		return nil
 	}
-	type qt struct {
-		id int32
-		df int
-	}
-	var qs []qt
+	var qs []kwTerm
 	for _, w := range terms {
 		if id, ok := k.terms[w]; ok {
 			if df := k.df(id, hidden); df > 0 {
-				qs = append(qs, qt{id, df})
+				qs = append(qs, kwTerm{id, df})
 			}
 		}
 	}
@@ -433,26 +429,35 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
-	if len(sc.scores) < idx.Len() {
-		sc.scores = hugeScratch[float64](idx.Len() + idx.Len()/4)
-	}
-	scores := sc.scores
-	touched := sc.touched[:0]
 	N := float64(docs)
 	avg := float64(totalLen) / N
 	if avg <= 0 {
 		avg = 1
 	}
+	if len(idx.thr) > 0 && !BM25FTS5IDF {
+		return idx.keywordAccumulate(qs, N, avg, c, n, sc)
+	}
+	// No turn lends its neighbours a term: each record's score is its own
+	// postings', summed entry by entry in one merge of the terms' postings.
+	return idx.keywordMerge(qs, N, avg, c, n, sc)
+}
+
+// keywordAccumulate is Keyword's scoring for a namespace whose turns lend
+// their neighbours half of each term they hold (thread.go): the terms are
+// scored one after another into accumulators by entry.
+func (idx *Namespace[K]) keywordAccumulate(qs []kwTerm, N, avg float64, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
+	k := &idx.kw
+	if len(sc.scores) < idx.Len() {
+		sc.scores = hugeScratch[float64](idx.Len() + idx.Len()/4)
+	}
+	scores := sc.scores
+	touched := sc.touched[:0]
 	if len(sc.tf) < idx.Len() {
 		sc.tf = hugeScratch[float32](idx.Len() + idx.Len()/4)
 	}
 	tfs := sc.tf
 	for _, q := range qs {
-		df := float64(q.df)
-		idf := math.Log(1 + (N-df+0.5)/(df+0.5))
-		if BM25FTS5IDF {
-			idf = math.Max(math.Log((N-df+0.5)/(df+0.5)), 1e-6)
-		}
+		idf := bm25IDF(N, float64(q.df))
 		// The term's frequency in each record, plus half for each
 		// neighbouring turn that holds it (see thread.go).
 		term := sc.term[:0]
@@ -486,27 +491,189 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 		}
 		sc.term = term
 	}
-	// The best n that c passes, best first. The filters are checked in
-	// the order of the scores, so that only the entries that may be
-	// returned, and those filtered out before them, are read: a
-	// snapshot's entries are decoded as they are first read (lazyents.go),
-	// and the postings of a few common terms name thousands.
 	best := sc.best[:0]
 	for _, i := range touched {
 		best = append(best, kwScored{i, scores[i]})
 		scores[i] = 0
 	}
 	sc.touched = touched
-	heap.Init(&best)
-	hits := make([]mnemo.Hit, 0, min(n, len(best)))
-	for len(best) > 0 && len(hits) < n {
-		x := heap.Pop(&best).(kwScored)
-		if e := idx.ent(int(x.i)); c.Matches(e) {
-			hits = append(hits, mnemo.Hit{ID: e.ID, Score: x.score})
+	return idx.bestPassing(best, c, n, sc)
+}
+
+// bm25IDF is the inverse document frequency of a term held by df of N
+// records.
+func bm25IDF(N, df float64) float64 {
+	if BM25FTS5IDF {
+		return math.Max(math.Log((N-df+0.5)/(df+0.5)), 1e-6)
+	}
+	return math.Log(1 + (N-df+0.5)/(df+0.5))
+}
+
+// kwTerm is a query term of keywordMerge: its id and document frequency.
+type kwTerm struct {
+	id int32
+	df int
+}
+
+// keywordMerge is Keyword's scoring for a namespace whose turns lend no
+// terms to their neighbours: the terms' postings, each sorted by entry,
+// are merged, and each entry's score summed over the terms that hold it
+// in the order of qs (rarest first, as Keyword's accumulators add them,
+// so the scores are the same to the bit). It reads the postings in order
+// and each scored entry's length once, instead of three accumulators at
+// random places per posting.
+func (idx *Namespace[K]) keywordMerge(qs []kwTerm, N, avg float64, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
+	k := &idx.kw
+	type cursor struct {
+		ps  []posting
+		idf float64
+	}
+	cur := make([]cursor, 0, len(qs))
+	total := 0
+	for _, q := range qs {
+		if !k.postingsOK(q.id) {
+			continue // a damaged snapshot: the store reads again from the rows
+		}
+		ps := k.postings[q.id]
+		cur = append(cur, cursor{ps, bm25IDF(N, float64(q.df))})
+		total += len(ps)
+	}
+	best := sc.best[:0]
+	if cap(best) < total {
+		best = make([]kwScored, 0, total)
+	}
+	term := func(idf float64, tf int32, dl float64) float64 {
+		t := float64(float32(tf)) // as the accumulators hold it
+		return idf * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*dl/avg))
+	}
+	if len(cur) == 1 {
+		x := cur[0]
+		for _, p := range x.ps {
+			best = append(best, kwScored{p.ent, term(x.idf, p.tf, float64(idx.dlAt(int(p.ent))))})
+		}
+	} else {
+		for {
+			next := int32(math.MaxInt32)
+			for _, x := range cur {
+				if len(x.ps) > 0 && x.ps[0].ent < next {
+					next = x.ps[0].ent
+				}
+			}
+			if next == math.MaxInt32 {
+				break
+			}
+			dl := float64(idx.dlAt(int(next)))
+			score := 0.0
+			for j := range cur {
+				if ps := cur[j].ps; len(ps) > 0 && ps[0].ent == next {
+					score += term(cur[j].idf, ps[0].tf, dl)
+					cur[j].ps = ps[1:]
+				}
+			}
+			best = append(best, kwScored{next, score})
 		}
 	}
+	return idx.bestPassing(best, c, n, sc)
+}
+
+// bestPassing returns the best n of the scored entries that c passes, best
+// first. The filters are checked in the order of the scores, so that only
+// the entries that may be returned, and those filtered out before them,
+// are read: a snapshot's entries are decoded as they are first read
+// (lazyents.go), and the postings of a few common terms name thousands.
+// The best are taken a few at a time: the best m of those left are
+// selected (in time linear in how many are left) and sorted, twice as
+// many at each round, so that tens of thousands scored cost about two
+// passes over them rather than a heap of all of them.
+func (idx *Namespace[K]) bestPassing(best []kwScored, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
 	sc.best = best
+	hits := make([]mnemo.Hit, 0, min(n, len(best)))
+	m := max(2*n, 64)
+	for rest := best; len(rest) > 0 && len(hits) < n; m *= 2 {
+		top := rest
+		if m < len(rest) {
+			selectBest(rest, m)
+			top = rest[:m]
+		}
+		slices.SortFunc(top, func(a, b kwScored) int {
+			if worse(b, a) {
+				return -1
+			}
+			return 1 // never equal: positions differ
+		})
+		for _, x := range top {
+			if len(hits) == n {
+				break
+			}
+			if e := idx.ent(int(x.i)); c.Matches(e) {
+				hits = append(hits, mnemo.Hit{ID: e.ID, Score: x.score})
+			}
+		}
+		rest = rest[len(top):]
+	}
 	return hits
+}
+
+// selectBest reorders xs so that its first m are the best m (by worse),
+// in any order: a quickselect whose pivots are drawn at random, so that
+// no order of the scores makes it quadratic. While the best m are a small
+// share of what is left, the pivot is the one of a random sample that
+// about 2m of them would beat: the pass then leaves few to go on with,
+// and most of its comparisons go the same way.
+func selectBest(xs []kwScored, m int) {
+	lo, hi := 0, len(xs) // the m-th best is within xs[lo:hi]
+	var sample [selectSample]kwScored
+	for hi-lo > 1 {
+		p := xs[lo+rand.IntN(hi-lo)]
+		if k := m - lo; hi-lo > 16*k {
+			for j := range sample {
+				sample[j] = xs[lo+rand.IntN(hi-lo)]
+			}
+			r := min(selectSample*2*k/(hi-lo)+1, selectSample-1)
+			p = selectRank(sample[:], r)
+		}
+		// Three-way: [lo, a) better than p, [a, b) p, [b, hi) worse.
+		a, b := lo, lo
+		for j := lo; j < hi; j++ {
+			switch x := xs[j]; {
+			case worse(p, x): // x better
+				xs[j] = xs[b]
+				xs[b] = xs[a]
+				xs[a] = x
+				a++
+				b++
+			case !worse(x, p): // x is p
+				xs[j], xs[b] = xs[b], xs[j]
+				b++
+			}
+		}
+		switch {
+		case m <= a:
+			hi = a
+		case m <= b:
+			return
+		default:
+			lo = b
+		}
+	}
+}
+
+// selectSample is how many scored entries selectBest draws to choose a
+// pivot.
+const selectSample = 64
+
+// selectRank returns the r-th best (from 0) of xs, reordering it.
+func selectRank(xs []kwScored, r int) kwScored {
+	slices.SortFunc(xs, func(a, b kwScored) int {
+		if worse(b, a) {
+			return -1
+		}
+		if worse(a, b) {
+			return 1
+		}
+		return 0 // drawn twice
+	})
+	return xs[r]
 }
 
 type kwScored struct {
@@ -521,20 +688,6 @@ func worse(a, b kwScored) bool {
 		return a.score < b.score
 	}
 	return a.i > b.i
-}
-
-// bestHeap is a max-heap on worse: its root is the best hit left.
-type bestHeap []kwScored
-
-func (h bestHeap) Len() int           { return len(h) }
-func (h bestHeap) Less(i, j int) bool { return worse(h[j], h[i]) }
-func (h bestHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *bestHeap) Push(x any)        { *h = append(*h, x.(kwScored)) }
-func (h *bestHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // IDF returns the inverse document frequency of each term of terms,

@@ -208,3 +208,92 @@ func BenchmarkKeywordLengths(b *testing.B) {
 		n.kw.dls = dls
 	}
 }
+
+// TestKeywordMergeMatchesAccumulators: Keyword's merge of the terms'
+// postings (a namespace whose turns lend no terms) returns the hits, the
+// order and the scores to the bit of the accumulators it replaced there,
+// for one term and several, a term given twice, terms past the prune
+// budget, records hidden by clearance and filtered out by kind, and after
+// records are rewritten and removed.
+func TestKeywordMergeMatchesAccumulators(t *testing.T) {
+	texts := kwCorpus(20000, 3)
+	n := kwIndex(texts, 4)
+	for i := 5; i < len(texts); i += 9 {
+		e := *n.ByID(fmt.Sprintf("r%06d", i))
+		e.Kind = mnemo.KindDecision
+		n.Put(i, e, nil, []byte(texts[i]+" w7 w7 w300"))
+	}
+	for i := 3; i < len(texts); i += 17 {
+		n.Remove(i)
+	}
+	if len(n.thr) != 0 {
+		t.Fatal("the fixture has threads: Keyword would not merge")
+	}
+	now := time.Now()
+	conds := map[string]*Cond{
+		"clearance 0": Compile(mnemo.Scope{}, mnemo.Filter{}, now),
+		"clearance 3": Compile(mnemo.Scope{Clearance: 3}, mnemo.Filter{}, now),
+		"decisions":   Compile(mnemo.Scope{Clearance: 3}, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision}}, now),
+	}
+	queries := []string{"w1", "w7", "w2 w3", "w7 w7 w300", "w5 w40 w300", "w1 w2 w3 w4 w5 w6 w7 w8", "w1999", "w19999 w3"}
+	merged := 0
+	for name, c := range conds {
+		docs, totalLen, _ := n.kw.visible(c.clearance)
+		N := float64(docs)
+		avg := float64(totalLen) / N
+		for _, q := range queries {
+			for _, budget := range []int64{5000, 1 << 30} {
+				terms := Terms(QueryTokens(q), MaxQueryTokens)
+				got := n.Keyword(terms, budget, c, 100)
+				// The same pruned terms, scored by the accumulators.
+				var qs []kwTerm
+				_, _, hidden := n.kw.visible(c.clearance)
+				for _, w := range terms {
+					if id, ok := n.kw.terms[w]; ok {
+						if df := n.kw.df(id, hidden); df > 0 {
+							qs = append(qs, kwTerm{id, df})
+						}
+					}
+				}
+				slices.SortStableFunc(qs, func(a, b kwTerm) int { return a.df - b.df })
+				total := 0
+				for i, x := range qs {
+					if i > 0 && int64(total+x.df) > budget {
+						qs = qs[:i]
+						break
+					}
+					total += x.df
+				}
+				want := n.keywordAccumulate(qs, N, avg, c, 100, new(searchScratch))
+				if len(want) == 0 {
+					t.Fatalf("%s %q: no hits to compare", name, q)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s %q budget %d: merge\n got %v\nwant %v", name, q, budget, got[:min(3, len(got))], want[:min(3, len(want))])
+				}
+				if len(qs) > 1 {
+					merged++
+				}
+			}
+		}
+	}
+	if merged == 0 {
+		t.Error("no query merged more than one term")
+	}
+}
+
+// BenchmarkKeywordCommon measures Keyword top-100 on 200,000 records for
+// a query whose rarest term is past the prune budget (the one term a
+// query expansion of common words keeps), and for three terms within it.
+func BenchmarkKeywordCommon(b *testing.B) {
+	n := kwIndex(kwCorpus(200000, 4), 0)
+	c := Compile(mnemo.Scope{}, mnemo.Filter{}, time.Now())
+	for _, q := range []string{"w2 w3 w4", "w300 w400 w500"} {
+		terms := Terms(QueryTokens(q), MaxQueryTokens)
+		b.Run(strings.ReplaceAll(q, " ", "_"), func(b *testing.B) {
+			for b.Loop() {
+				n.Keyword(terms, 5000, c, 100)
+			}
+		})
+	}
+}

@@ -157,7 +157,7 @@ func (t *signTable) distances(qs []uint64, dist []uint16, hist []int, lo, hi int
 // put as far as can be (restDistance).
 func (t *signTable) restDistances(qs []uint64, list []int32, dist []uint16, hist []int) {
 	q := qs[t.per:]
-	if len(q) == 16 && len(t.restCRC) == 0 && hasPopcnt && len(list) > 0 { // 384 dimensions, nothing to check, in assembly
+	if len(q) == 16 && hasPopcnt && len(list) > 0 && t.listValid(list) { // 384 dimensions, every rest checked, in assembly
 		if slices.Min(list) < 0 || int(slices.Max(list)) >= min(len(t.rest)/16, len(dist)) {
 			panic("memindex: a listed sketch slot out of range")
 		}
@@ -170,6 +170,20 @@ func (t *signTable) restDistances(qs []uint64, list []int32, dist []uint16, hist
 		dist[k] = uint16(d)
 		hist[d]++
 	}
+}
+
+// listValid reports whether the rest of every listed slot may be read
+// (restValid), checking those not checked yet.
+func (t *signTable) listValid(list []int32) bool {
+	if len(t.restCRC) == 0 {
+		return true
+	}
+	for _, k := range list {
+		if !t.restValid(int(k)) {
+			return false // the loop below reads none of a damaged slot
+		}
+	}
+	return true
 }
 
 // restDistance is the Hamming distance of slot k to the query sketch qs

@@ -650,3 +650,44 @@ func TestSketchRestDamaged(t *testing.T) {
 		t.Fatal("an undamaged snapshot flagged")
 	}
 }
+
+// TestSketchRestDamagedTwoStages: with 384 dimensions, a search in two
+// stages reads the rest of the slots it lists with the assembly loop once
+// their checksums are checked; a damaged rest read from a snapshot flags
+// the namespace corrupt there too, and an undamaged one answers as the
+// namespace it was written from.
+func TestSketchRestDamagedTwoStages(t *testing.T) {
+	defer func(s int) { firstShare = s }(firstShare)
+	firstShare = 1 // two stages
+	const dim, count = 384, 2000
+	n, _ := sketchedRows(11, count, dim)
+	good := snapBytes(t, n, 3)
+	f, err := parseSnapshot(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compile(mnemo.Scope{Namespace: "x", Clearance: mnemo.MaxAccessLevel}, mnemo.Filter{}, time.Now())
+	rng := rand.New(rand.NewSource(5))
+	q := make([]float32, dim)
+	for i := range q {
+		q[i] = float32(rng.NormFloat64())
+	}
+	off, size := int(f.sec[secSignsRest][0]), int(f.sec[secSignsRest][1])
+	per := size / count
+	for _, at := range []int{0, 37, per - 1} {
+		b := slices.Clone(good)
+		for k := range count {
+			b[off+k*per+at] ^= 8
+		}
+		m := readSnap(t, b)
+		m.Vector(q, c, 10)
+		if !m.Corrupt() {
+			t.Fatalf("byte %d of every slot's rest changed, a search in two stages read them unflagged", at)
+		}
+	}
+	m := readSnap(t, good)
+	got, want := m.Vector(q, c, 10), n.Vector(q, c, 10)
+	if m.Corrupt() || !slices.Equal(got, want) {
+		t.Fatalf("an undamaged snapshot: corrupt %v, hits %v, want %v", m.Corrupt(), got, want)
+	}
+}
