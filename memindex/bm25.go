@@ -434,17 +434,17 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	if avg <= 0 {
 		avg = 1
 	}
-	if len(idx.thr) > 0 && !BM25FTS5IDF {
-		return idx.keywordAccumulate(qs, N, avg, c, n, sc)
+	if len(qs) == 1 && (len(idx.thr) == 0 || BM25FTS5IDF) {
+		// One term, and no turn lends its neighbours a term: each
+		// record's score is its own posting's.
+		return idx.keywordOne(qs[0], N, avg, c, n, sc)
 	}
-	// No turn lends its neighbours a term: each record's score is its own
-	// postings', summed entry by entry in one merge of the terms' postings.
-	return idx.keywordMerge(qs, N, avg, c, n, sc)
+	return idx.keywordAccumulate(qs, N, avg, c, n, sc)
 }
 
-// keywordAccumulate is Keyword's scoring for a namespace whose turns lend
-// their neighbours half of each term they hold (thread.go): the terms are
-// scored one after another into accumulators by entry.
+// keywordAccumulate is Keyword's scoring of several terms, or of terms
+// that turns lend their neighbours (half of each they hold, thread.go):
+// the terms are scored one after another into accumulators by entry.
 func (idx *Namespace[K]) keywordAccumulate(qs []kwTerm, N, avg float64, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
 	k := &idx.kw
 	if len(sc.scores) < idx.Len() {
@@ -509,69 +509,35 @@ func bm25IDF(N, df float64) float64 {
 	return math.Log(1 + (N-df+0.5)/(df+0.5))
 }
 
-// kwTerm is a query term of keywordMerge: its id and document frequency.
+// kwTerm is a query term of Keyword: its id and document frequency.
 type kwTerm struct {
 	id int32
 	df int
 }
 
-// keywordMerge is Keyword's scoring for a namespace whose turns lend no
-// terms to their neighbours: the terms' postings, each sorted by entry,
-// are merged, and each entry's score summed over the terms that hold it
-// in the order of qs (rarest first, as Keyword's accumulators add them,
-// so the scores are the same to the bit). It reads the postings in order
-// and each scored entry's length once, instead of three accumulators at
-// random places per posting.
-func (idx *Namespace[K]) keywordMerge(qs []kwTerm, N, avg float64, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
+// keywordOne is Keyword's scoring for one term in a namespace whose turns
+// lend no terms to their neighbours: each entry's score comes from its
+// posting alone, computed as keywordAccumulate computes it (the same
+// scores to the bit), without its accumulators. The one term a query
+// keeps past the prune budget is the common case: an expansion of common
+// words keeps its rarest, with tens of thousands of postings at a million
+// records, whose reads of three accumulators at random places cost more
+// than the scoring.
+func (idx *Namespace[K]) keywordOne(q kwTerm, N, avg float64, c *Cond, n int, sc *searchScratch) []mnemo.Hit {
 	k := &idx.kw
-	type cursor struct {
-		ps  []posting
-		idf float64
+	if !k.postingsOK(q.id) {
+		return nil // a damaged snapshot: the store reads again from the rows
 	}
-	cur := make([]cursor, 0, len(qs))
-	total := 0
-	for _, q := range qs {
-		if !k.postingsOK(q.id) {
-			continue // a damaged snapshot: the store reads again from the rows
-		}
-		ps := k.postings[q.id]
-		cur = append(cur, cursor{ps, bm25IDF(N, float64(q.df))})
-		total += len(ps)
-	}
+	ps := k.postings[q.id]
 	best := sc.best[:0]
-	if cap(best) < total {
-		best = make([]kwScored, 0, total)
+	if cap(best) < len(ps) {
+		best = make([]kwScored, 0, len(ps))
 	}
-	term := func(idf float64, tf int32, dl float64) float64 {
-		t := float64(float32(tf)) // as the accumulators hold it
-		return idf * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*dl/avg))
-	}
-	if len(cur) == 1 {
-		x := cur[0]
-		for _, p := range x.ps {
-			best = append(best, kwScored{p.ent, term(x.idf, p.tf, float64(idx.dlAt(int(p.ent))))})
-		}
-	} else {
-		for {
-			next := int32(math.MaxInt32)
-			for _, x := range cur {
-				if len(x.ps) > 0 && x.ps[0].ent < next {
-					next = x.ps[0].ent
-				}
-			}
-			if next == math.MaxInt32 {
-				break
-			}
-			dl := float64(idx.dlAt(int(next)))
-			score := 0.0
-			for j := range cur {
-				if ps := cur[j].ps; len(ps) > 0 && ps[0].ent == next {
-					score += term(cur[j].idf, ps[0].tf, dl)
-					cur[j].ps = ps[1:]
-				}
-			}
-			best = append(best, kwScored{next, score})
-		}
+	idf := bm25IDF(N, float64(q.df))
+	for _, p := range ps {
+		tf := float64(float32(p.tf)) // as the accumulators hold it
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(idx.dlAt(int(p.ent)))/avg)
+		best = append(best, kwScored{p.ent, idf * tf * (bm25K1 + 1) / (tf + norm)})
 	}
 	return idx.bestPassing(best, c, n, sc)
 }

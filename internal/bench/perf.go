@@ -116,6 +116,13 @@ type PerfSize struct {
 	StorageKiB     int64         `json:"storage_kib"`
 	StorageReadP50 time.Duration `json:"storage_read_p50_ns"`
 	CachedP50      time.Duration `json:"cached_p50_ns"`
+	// StallMS is how long every task of the machine waited for storage
+	// at once during the timed digests (the "full" line of Linux's
+	// /proc/pressure/io; -1 where the system does not tell), and Stalled
+	// how many of the digests ran while it did: a stall of the host's
+	// storage holds up a digest however much of its data is cached.
+	StallMS float64 `json:"io_stall_ms"`
+	Stalled int     `json:"stalled_digests"`
 }
 
 // SlowQuery is one of the slowest timed queries of a size.
@@ -146,6 +153,7 @@ type PerfReport struct {
 	MemoryAfter       int     `json:"memory_after_records"` // store size when memory was read
 	RSSBytes          uint64  `json:"rss_bytes"`            // VmRSS at steady state (0 where /proc is missing)
 	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`       // VmHWM: the most the process held, loading included
+	RSSFileBytes      uint64  `json:"rss_file_bytes"`       // RssFile: of RSSBytes, pages of mapped files (the OS may drop them)
 	HeapBytes         uint64  `json:"go_heap_bytes"`        // live Go heap after a GC
 	GoVersion         string  `json:"go_version"`
 	CPUs              int     `json:"cpus"`
@@ -313,16 +321,21 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			}
 			ps.LearnSeconds = round2(time.Since(t0).Seconds())
 		}
-		// Warm up: the first search loads the namespace's in-memory index,
-		// the first digest what digests use besides (timed, reported apart).
-		if _, err := svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: queries[0], K: opt.K}); err != nil {
+		// The floor, FTS5 over the same rows, in a pass of its own before
+		// mnemo's: each of its queries reads for seconds at a million
+		// records, and a digest timed right after one paid for what it
+		// had pushed out of the caches. Its table is built from the rows
+		// here and dropped after, so that loading the next size does not
+		// maintain it (mnemo's own writes never do).
+		if err := st.BuildFTS(ctx); err != nil {
 			return nil, err
 		}
-		tw := time.Now()
-		if _, err := svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: queries[0], Budget: opt.Budget}); err != nil {
+		// Building it writes the WAL full (gigabytes at a million
+		// records); the copy into the database is done here rather than
+		// by the background checkpointer during the timed queries.
+		if err := st.Checkpoint(ctx); err != nil {
 			return nil, err
 		}
-		ps.FirstDigestMS = round2(float64(time.Since(tw).Microseconds()) / 1000)
 		var dig, rec, flo, fromDisk, cached []time.Duration
 		profiling := opt.CPUProfile != nil && size == opt.Sizes[len(opt.Sizes)-1]
 		if profiling {
@@ -335,7 +348,36 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 				return nil, err
 			}
 			var err error
-			rb := storageRead()
+			t0 := time.Now()
+			pprof.Do(ctx, pprof.Labels("op", "floor"), func(ctx context.Context) { _, err = st.FloorQuery(ctx, ns, q, 20) })
+			if err != nil {
+				return nil, err
+			}
+			flo = append(flo, time.Since(t0))
+			progress("floor "+strconv.Itoa(size), i+1, len(queries))
+		}
+		if err := st.DropFTS(ctx); err != nil {
+			return nil, err
+		}
+		if err := st.Checkpoint(ctx); err != nil {
+			return nil, err
+		}
+		// Warm up: the first search loads the namespace's in-memory index,
+		// the first digest what digests use besides (timed, reported apart).
+		if _, err := svc.Recall(mnemo.WithCallerIn(ctx, caller, ns), mnemo.RecallRequest{Query: queries[0], K: opt.K}); err != nil {
+			return nil, err
+		}
+		tw := time.Now()
+		if _, err := svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: queries[0], Budget: opt.Budget}); err != nil {
+			return nil, err
+		}
+		ps.FirstDigestMS = round2(float64(time.Since(tw).Microseconds()) / 1000)
+		for i, q := range queries {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var err error
+			rb, sb := storageRead(), ioStall()
 			t1 := time.Now()
 			pprof.Do(ctx, pprof.Labels("op", "digest"), func(ctx context.Context) {
 				_, err = svc.Digest(mnemo.WithCallerIn(ctx, caller, ns), mnemo.DigestRequest{Task: q, Budget: opt.Budget})
@@ -344,6 +386,13 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 				return nil, err
 			}
 			t2 := time.Now()
+			switch stall := ioStall(); {
+			case sb < 0 || stall < 0:
+				ps.StallMS = -1
+			case stall > sb:
+				ps.Stalled++
+				ps.StallMS += float64(stall-sb) / 1000
+			}
 			switch read := storageRead() - rb; {
 			case rb < 0:
 				ps.StorageReads = -1
@@ -366,39 +415,8 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 			rec = append(rec, t3.Sub(t2))
 			progress("query "+strconv.Itoa(size), i+1, len(queries))
 		}
-		// The floor, FTS5 over the same rows, in a pass of its own after
-		// mnemo's: each of its queries reads for seconds at a million
-		// records, and a digest timed right after one paid for what it
-		// had pushed out of the caches. Its table is built from the rows
-		// here and dropped after, so that loading the next size does not
-		// maintain it (mnemo's own writes never do).
-		if err := st.BuildFTS(ctx); err != nil {
-			return nil, err
-		}
-		// Building it writes the WAL full (gigabytes at a million
-		// records); the copy into the database is done here rather than
-		// by the background checkpointer during the timed queries.
-		if err := st.Checkpoint(ctx); err != nil {
-			return nil, err
-		}
-		for i, q := range queries {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			var err error
-			t0 := time.Now()
-			pprof.Do(ctx, pprof.Labels("op", "floor"), func(ctx context.Context) { _, err = st.FloorQuery(ctx, ns, q, 20) })
-			if err != nil {
-				return nil, err
-			}
-			flo = append(flo, time.Since(t0))
-			progress("floor "+strconv.Itoa(size), i+1, len(queries))
-		}
 		if profiling {
 			pprof.StopCPUProfile()
-		}
-		if err := st.DropFTS(ctx); err != nil {
-			return nil, err
 		}
 		ps.Digest, ps.Recall, ps.Floor = NewLatency(dig), NewLatency(rec), NewLatency(flo)
 		for i := range dig {
@@ -432,6 +450,7 @@ func RunPerf(ctx context.Context, opt PerfOptions) (*PerfReport, error) {
 	rep.HeapBytes = ms.HeapAlloc
 	rep.RSSBytes = VmRSS()
 	rep.PeakRSSBytes = procStatus("VmHWM:")
+	rep.RSSFileBytes = procStatus("RssFile:")
 	rep.MemoryAfter = loaded
 	if fi, err := os.Stat(dbPath); err == nil {
 		rep.DatabaseFileBytes = fi.Size()
@@ -454,6 +473,33 @@ func storageRead() int64 {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "read_bytes:"); ok {
 			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 				return n
+			}
+		}
+	}
+	return -1
+}
+
+// ioStall returns the microseconds every task of the machine has waited
+// for storage at once since boot (the "full" total of
+// /proc/pressure/io), or -1 where that is not available.
+func ioStall() int64 {
+	b, err := os.ReadFile("/proc/pressure/io")
+	if err != nil {
+		return -1
+	}
+	return fullStall(string(b))
+}
+
+// fullStall reads the "full" total of a pressure stall file, or -1.
+func fullStall(text string) int64 {
+	for line := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(line, "full "); ok {
+			for f := range strings.FieldsSeq(rest) {
+				if v, ok := strings.CutPrefix(f, "total="); ok {
+					if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+						return n
+					}
+				}
 			}
 		}
 	}
@@ -525,6 +571,9 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "; %d of the timed digests read from storage rather than the page cache (%s KiB), p50 %.2f ms against %.2f for the others.",
 				s.StorageReads, thousands(int(s.StorageKiB)), float64(s.StorageReadP50.Microseconds())/1000, float64(s.CachedP50.Microseconds())/1000)
 		}
+		if s.StallMS >= 0 {
+			fmt.Fprintf(&b, " The machine's storage held up every task for %.1f ms in all during %d of the timed digests (Linux pressure stall information, io full).", s.StallMS, s.Stalled)
+		}
 	}
 	b.WriteString("\n")
 	cpu := ""
@@ -533,8 +582,8 @@ func (r *PerfReport) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "\nWrite throughput: %s records/s (%s records in %.2f s, batches of %d%s, hash embedder, dedup off%s).\n",
 		thousands(int(r.WriteRecordsPerS)), thousands(r.WriteRecords), r.WriteSeconds, r.Batch, flight, cpu)
-	fmt.Fprintf(&b, "Memory holding %s records: RSS %.1f MiB at steady state (peak %.1f MiB while loading), Go heap %.1f MiB; database file %.1f MiB.\n",
-		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.PeakRSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
+	fmt.Fprintf(&b, "Memory holding %s records: RSS %.1f MiB at steady state (of which mapped files %.1f; peak %.1f MiB while loading), Go heap %.1f MiB; database file %.1f MiB.\n",
+		thousands(r.MemoryAfter), mib(r.RSSBytes), mib(r.RSSFileBytes), mib(r.PeakRSSBytes), mib(r.HeapBytes), mib(uint64(r.DatabaseFileBytes)))
 	if r.WriteCheck != nil {
 		b.WriteString(r.WriteCheck.String() + "\n")
 	}

@@ -137,3 +137,18 @@ func TestRunPerfInFlight(t *testing.T) {
 		t.Error("17 writes in flight accepted")
 	}
 }
+
+// TestFullStall reads the total of the "full" line of a pressure stall
+// file, and -1 from one without it or with a total that is no number.
+func TestFullStall(t *testing.T) {
+	for text, want := range map[string]int64{
+		"some avg10=1.32 avg60=2.27 avg300=6.79 total=637655118\nfull avg10=1.00 avg60=1.99 avg300=6.11 total=475449212\n": 475449212,
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=12\n":                                                                -1,
+		"full avg10=1.00 total=x\n": -1,
+		"":                          -1,
+	} {
+		if got := fullStall(text); got != want {
+			t.Errorf("fullStall(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
