@@ -159,6 +159,7 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 	perfNoLearned := fs.Bool("no-learned", false, "leave out the semantic channel learned from the store")
 	perfNoThesaurus := fs.Bool("no-thesaurus", false, "leave out query expansion from the installed thesauri")
 	sizes := fs.String("sizes", "", "store sizes to measure, ascending (default 1000,10000,100000)")
+	records := fs.Int("records", 0, "one store size to measure: `N` records (--sizes N)")
 	queries := fs.Int("queries", 0, "queries per size (default 200, quick 30)")
 	checkSizes := fs.String("check-sizes", "", "store sizes of the single-write check (default 1000,20000; quick 1000,5000)")
 	checkWrites := fs.Int("check-writes", 0, "single writes timed at each size of the check, after as many untimed (default 250, quick 200)")
@@ -178,6 +179,14 @@ func benchPerf(ctx context.Context, a *app, args []string) error {
 		}
 		defer f.Close()
 		opt.CPUProfile = f
+	}
+	switch {
+	case *records < 0:
+		return usagef("--records wants a positive number")
+	case *records > 0 && *sizes != "":
+		return usagef("--records and --sizes both give the sizes: use one")
+	case *records > 0:
+		*sizes = strconv.Itoa(*records)
 	}
 	if *sizes != "" {
 		sl, err := intList(*sizes, "--sizes")

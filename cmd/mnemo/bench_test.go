@@ -48,4 +48,14 @@ func TestBenchCommand(t *testing.T) {
 	if timing := code != 0 && strings.Contains(stderr, "over the limit of"); code != 0 && !timing || !strings.Contains(out, "| 100 |") || !strings.Contains(out, "Single writes") {
 		t.Errorf("perf: exit %d %s %s", code, out, stderr)
 	}
+	// --records N is one size: the and the docs' spelling of it.
+	code, out, stderr = run1("bench", "perf", "--records", "60", "--queries", "2", "--check-sizes", "50,200", "--check-writes", "20")
+	if timing := code != 0 && strings.Contains(stderr, "over the limit of"); code != 0 && !timing || !strings.Contains(out, "| 60 |") || strings.Contains(out, "| 1,000 |") {
+		t.Errorf("perf --records: exit %d %s %s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"--records", "60", "--sizes", "60"}, {"--records", "-5"}} {
+		if code, _, stderr := run1(append([]string{"bench", "perf"}, args...)...); code != 2 || !strings.Contains(stderr, "--records") {
+			t.Errorf("perf %v: exit %d, %q; want a usage error naming --records", args, code, stderr)
+		}
+	}
 }
