@@ -404,29 +404,10 @@ func (idx *Namespace[K]) Keyword(terms []string, budget int64, c *Cond, n int) [
 	if docs <= 0 {
 		return nil
 	}
-	var qs []kwTerm
-	for _, w := range terms {
-		if id, ok := k.terms[w]; ok {
-			if df := k.df(id, hidden); df > 0 {
-				qs = append(qs, kwTerm{id, df})
-			}
-		}
-	}
+	qs := k.queryTerms(terms, hidden, budget)
 	if len(qs) == 0 {
 		return nil
 	}
-	// Prune: drop the most common terms until the postings to visit fit
-	// the budget; the rarest term is always kept.
-	sort.SliceStable(qs, func(i, j int) bool { return qs[i].df < qs[j].df })
-	total := 0
-	for i, q := range qs {
-		if i > 0 && int64(total+q.df) > budget {
-			qs = qs[:i]
-			break
-		}
-		total += q.df
-	}
-
 	sc := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(sc)
 	N := float64(docs)
@@ -513,6 +494,30 @@ func bm25IDF(N, df float64) float64 {
 type kwTerm struct {
 	id int32
 	df int
+}
+
+// queryTerms returns the terms Keyword scores: those of terms the index
+// holds in a record the caller sees (hidden: the levels it does not),
+// rarest first, the most common dropped until the postings to visit fit
+// the budget (the rarest is always kept).
+func (k *keywordIndex) queryTerms(terms []string, hidden []*levelStats, budget int64) []kwTerm {
+	var qs []kwTerm
+	for _, w := range terms {
+		if id, ok := k.terms[w]; ok {
+			if df := k.df(id, hidden); df > 0 {
+				qs = append(qs, kwTerm{id, df})
+			}
+		}
+	}
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].df < qs[j].df })
+	total := 0
+	for i, q := range qs {
+		if i > 0 && int64(total+q.df) > budget {
+			return qs[:i]
+		}
+		total += q.df
+	}
+	return qs
 }
 
 // keywordOne is Keyword's scoring for one term in a namespace whose turns

@@ -246,24 +246,8 @@ func TestKeywordOneMatchesAccumulators(t *testing.T) {
 				terms := Terms(QueryTokens(q), MaxQueryTokens)
 				got := n.Keyword(terms, budget, c, 100)
 				// The same pruned terms, scored by the accumulators.
-				var qs []kwTerm
 				_, _, hidden := n.kw.visible(c.clearance)
-				for _, w := range terms {
-					if id, ok := n.kw.terms[w]; ok {
-						if df := n.kw.df(id, hidden); df > 0 {
-							qs = append(qs, kwTerm{id, df})
-						}
-					}
-				}
-				slices.SortStableFunc(qs, func(a, b kwTerm) int { return a.df - b.df })
-				total := 0
-				for i, x := range qs {
-					if i > 0 && int64(total+x.df) > budget {
-						qs = qs[:i]
-						break
-					}
-					total += x.df
-				}
+				qs := n.kw.queryTerms(terms, hidden, budget)
 				want := n.keywordAccumulate(qs, N, avg, c, 100, new(searchScratch))
 				if len(want) == 0 {
 					t.Fatalf("%s %q: no hits to compare", name, q)
