@@ -281,3 +281,69 @@ func BenchmarkKeywordCommon(b *testing.B) {
 		})
 	}
 }
+
+// TestBestPassing: the best n scored entries that a filter passes, best
+// first, are those of a full sort by worse (ties in score broken by
+// position) filtered in that order, whatever the order the scores come
+// in, how many tie, how many the filter drops and how many are wanted;
+// and selectBest alone puts the best m first.
+func TestBestPassing(t *testing.T) {
+	texts := kwCorpus(3000, 5)
+	n := kwIndex(texts, 3) // every third record at level 3
+	for i := 1; i < len(texts); i += 5 {
+		e := *n.ByID(fmt.Sprintf("r%06d", i))
+		e.Kind = mnemo.KindDecision
+		n.Put(i, e, nil, []byte(texts[i]))
+	}
+	now := time.Now()
+	conds := []*Cond{
+		Compile(mnemo.Scope{Clearance: 3}, mnemo.Filter{}, now),
+		Compile(mnemo.Scope{}, mnemo.Filter{}, now),
+		Compile(mnemo.Scope{}, mnemo.Filter{Kinds: []mnemo.Kind{mnemo.KindDecision}}, now),
+	}
+	rng := rand.New(rand.NewSource(9))
+	for round := range 300 {
+		size := rng.Intn(n.Len() + 1)
+		levels := 1 + rng.Intn(50) // few distinct scores: many ties
+		scored := make([]kwScored, 0, size)
+		for _, i := range rng.Perm(n.Len())[:size] {
+			scored = append(scored, kwScored{int32(i), float64(rng.Intn(levels)) / 7})
+		}
+		want := slices.Clone(scored)
+		slices.SortFunc(want, func(a, b kwScored) int {
+			if worse(b, a) {
+				return -1
+			}
+			return 1
+		})
+		if m := rng.Intn(size + 1); m > 0 && m < size {
+			xs := slices.Clone(scored)
+			selectBest(xs, m)
+			first := slices.Clone(xs[:m])
+			slices.SortFunc(first, func(a, b kwScored) int {
+				if worse(b, a) {
+					return -1
+				}
+				return 1
+			})
+			if !slices.Equal(first, want[:m]) {
+				t.Fatalf("round %d: selectBest(%d of %d) kept another set", round, m, size)
+			}
+		}
+		c := conds[round%len(conds)]
+		k := 1 + rng.Intn(300)
+		var wantHits []mnemo.Hit
+		for _, x := range want {
+			if len(wantHits) == k {
+				break
+			}
+			if e := n.ent(int(x.i)); c.Matches(e) {
+				wantHits = append(wantHits, mnemo.Hit{ID: e.ID, Score: x.score})
+			}
+		}
+		got := n.bestPassing(slices.Clone(scored), c, k, new(searchScratch))
+		if !slices.Equal(got, wantHits) {
+			t.Fatalf("round %d (%d scored, %d wanted): got %d hits, want %d", round, size, k, len(got), len(wantHits))
+		}
+	}
+}
